@@ -1,0 +1,100 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// TOKENTOOL_CORE_ONLY=1 builds only the JOSE module and the token/key commands of tokentool,
+// without the network and database dependencies: a one-minute build for crypto work and fuzzing.
+let coreOnly = Context.environment["TOKENTOOL_CORE_ONLY"] == "1"
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+var products: [Product] = [
+    .library(name: "JOSE", targets: ["JOSE"]),
+    .executable(name: "tokentool", targets: ["tokentool"]),
+]
+var dependencies: [Package.Dependency] = [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+]
+var targets: [Target] = [
+    // C libraries: nothing but JOSE imports these.
+    .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
+    .target(name: "JOSE", dependencies: ["COpenSSL", "CJansson"], swiftSettings: strict),
+    .testTarget(name: "JOSETests", dependencies: ["JOSE"], swiftSettings: strict),
+    .testTarget(name: "TokenToolTests", dependencies: ["JOSE"], swiftSettings: strict),
+]
+
+if coreOnly {
+    targets.append(.executableTarget(
+        name: "tokentool",
+        dependencies: ["JOSE", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        exclude: ["Identity", "Sessions"],
+        swiftSettings: strict))
+} else {
+    products += [
+        .library(name: "Identity", targets: ["Identity"]),
+        .library(name: "Sessions", targets: ["Sessions"]),
+        .library(name: "SessionStoreSQLite", targets: ["SessionStoreSQLite"]),
+        .library(name: "SessionStorePostgres", targets: ["SessionStorePostgres"]),
+    ]
+    dependencies += [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    ]
+    targets += [
+        .target(
+            name: "Identity",
+            dependencies: [
+                "JOSE",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "Sessions",
+            dependencies: ["JOSE", "Identity", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        .target(
+            name: "SessionStoreSQLite",
+            dependencies: ["Sessions", .product(name: "SQLiteNIO", package: "sqlite-nio")],
+            swiftSettings: strict),
+        .target(
+            name: "SessionStorePostgres",
+            dependencies: ["Sessions", .product(name: "PostgresNIO", package: "postgres-nio")],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "tokentool",
+            dependencies: [
+                "JOSE", "Identity", "Sessions", "SessionStoreSQLite", "SessionStorePostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict + [.define("TOKENTOOL_FULL")]),
+        // A stand-in identity provider (JWKS, token endpoints, Graph) on 127.0.0.1 for tests and docs.
+        .target(
+            name: "ProviderStandIn",
+            dependencies: [
+                "JOSE",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/ProviderStandIn",
+            swiftSettings: strict),
+        .testTarget(name: "IdentityTests", dependencies: ["Identity", "ProviderStandIn"], swiftSettings: strict),
+        .testTarget(
+            name: "SessionsTests",
+            dependencies: ["Sessions", "SessionStoreSQLite", "SessionStorePostgres"],
+            swiftSettings: strict),
+    ]
+}
+
+let package = Package(
+    name: "TokenTool",
+    platforms: [.macOS(.v14)],
+    products: products,
+    dependencies: dependencies,
+    targets: targets
+)

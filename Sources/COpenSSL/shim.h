@@ -1,0 +1,37 @@
+#ifndef CTK_OPENSSL_SHIM_H
+#define CTK_OPENSSL_SHIM_H
+/* Only OpenSSL 3 APIs: with these two defines the deprecated RSA_*, EC_KEY_*, HMAC_CTX_*
+   functions are not even importable. */
+#define OPENSSL_API_COMPAT 30000
+#define OPENSSL_NO_DEPRECATED 1
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/err.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+#include <openssl/x509.h>
+#include <openssl/core_names.h>
+#include <openssl/param_build.h>
+#include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/rsa.h>
+#include <openssl/bio.h>
+
+/* EVP_PKEY_Q_keygen is variadic in C. */
+static inline EVP_PKEY *ctk_keygen_rsa(unsigned int bits) {
+    return EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits);
+}
+static inline EVP_PKEY *ctk_keygen_ec(const char *group) {
+    return EVP_PKEY_Q_keygen(NULL, NULL, "EC", group);
+}
+static inline EVP_PKEY *ctk_keygen_ed25519(void) {
+    return EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+}
+/* OPENSSL_free and BIO_get_mem_data are macros in C. */
+static inline void ctk_openssl_free(void *p) { OPENSSL_free(p); }
+static inline long ctk_bio_mem_data(BIO *bio, char **out) { return BIO_get_mem_data(bio, out); }
+/* Selection macros are compound expressions in C. */
+static inline int ctk_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
+static inline int ctk_selection_keypair(void) { return EVP_PKEY_KEYPAIR; }
+/* ERR_get_error_all is fine; ERR_reason_error_string too. Nothing else needed here. */
+#endif

@@ -1,0 +1,68 @@
+internal import COpenSSL
+
+/// Owns a symmetric secret and one keyed `EVP_MAC_CTX` template per HMAC algorithm the
+/// secret is long enough for. Each MAC duplicates its template, so the key schedule is
+/// computed once per key, not once per token; templates are never mutated after init, so
+/// concurrent use is safe. The secret is cleansed and the contexts freed in `deinit`.
+final class HMACKey: @unchecked Sendable {
+    let secret: [UInt8]
+    /// Indexed by hs256, hs384, hs512.
+    private var templates: [OpaquePointer?] = [nil, nil, nil]
+
+    /// `allowShort` keys HS256 whatever the length (for one-shot HMACs outside JWS, such as
+    /// Facebook's appsecret_proof); JWS keys go through ``JWK``'s length checks first.
+    init(secret: [UInt8], allowShort: Bool = false) throws {
+        self.secret = secret
+        for (i, alg) in [JWSAlgorithm.hs256, .hs384, .hs512].enumerated() where secret.count >= alg.hashLength || (allowShort && i == 0) {
+            templates[i] = try Self.makeTemplate(secret, digestName: alg.digestName)
+        }
+    }
+
+    deinit {
+        for t in templates { if let t { EVP_MAC_CTX_free(t) } }
+        secret.withUnsafeBytes { raw in OPENSSL_cleanse(UnsafeMutableRawPointer(mutating: raw.baseAddress), raw.count) }
+    }
+
+    private static func makeTemplate(_ secret: [UInt8], digestName: String) throws -> OpaquePointer {
+        ERR_clear_error()
+        guard let ctx = EVP_MAC_CTX_new(FetchedMAC.hmac.pointer) else { throw OpenSSLError.fail(.internalError, "cannot create an HMAC context") }
+        let ok = digestName.withCString { name -> Bool in
+            "digest".withCString { key -> Bool in
+                var params = [
+                    OSSL_PARAM_construct_utf8_string(key, UnsafeMutablePointer(mutating: name), 0),
+                    OSSL_PARAM_construct_end(),
+                ]
+                return secret.withUnsafeBufferPointer { s in
+                    params.withUnsafeMutableBufferPointer { EVP_MAC_init(ctx, s.baseAddress, s.count, $0.baseAddress) == 1 }
+                }
+            }
+        }
+        guard ok else {
+            EVP_MAC_CTX_free(ctx)
+            throw OpenSSLError.fail(.internalError, "cannot key HMAC")
+        }
+        return ctx
+    }
+
+    /// Computes the full-length MAC over `data` into `out` (which must hold 64 bytes); returns its length.
+    func mac(_ alg: JWSAlgorithm, _ data: UnsafeRawBufferPointer, into out: UnsafeMutablePointer<UInt8>) throws -> Int {
+        let index: Int
+        switch alg { case .hs256: index = 0; case .hs384: index = 1; case .hs512: index = 2; default: index = -1 }
+        guard index >= 0, let template = templates[index] else {
+            throw TokenError(.algorithmNotAllowed, "the secret is too short for \(alg.rawValue)")
+        }
+        guard let ctx = EVP_MAC_CTX_dup(template) else { throw OpenSSLError.fail(.internalError, "cannot duplicate an HMAC context") }
+        defer { EVP_MAC_CTX_free(ctx) }
+        var outLength = 0
+        guard EVP_MAC_update(ctx, data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count) == 1,
+              EVP_MAC_final(ctx, out, &outLength, 64) == 1
+        else { throw OpenSSLError.fail(.internalError, "HMAC failed") }
+        return outLength
+    }
+}
+
+extension JWSAlgorithm {
+    var digestName: String {
+        switch hashLength { case 32: "SHA256"; case 48: "SHA384"; default: "SHA512" }
+    }
+}

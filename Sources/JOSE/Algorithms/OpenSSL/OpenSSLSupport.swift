@@ -1,0 +1,73 @@
+internal import COpenSSL
+
+/// Owns one EVP_PKEY. Immutable after init; concurrent sign/verify on one key is fine
+/// (openssl-threads(7)). `EVP_PKEY_free` runs exactly once, in `deinit`.
+final class EVPKey: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { EVP_PKEY_free(pointer) }
+}
+
+/// An algorithm implementation fetched from the default provider once, for the process's life.
+/// OpenSSL 3 performs an implicit fetch on every `EVP_get_digestbyname`-style call; explicit
+/// fetches kept here avoid that cost (openssl-crypto(7), "Performance").
+final class FetchedDigest: @unchecked Sendable {
+    let pointer: OpaquePointer
+    let size: Int
+    init(_ name: String) {
+        guard let md = EVP_MD_fetch(nil, name, nil) else { fatalError("OpenSSL has no \(name) digest") }
+        pointer = md
+        size = Int(EVP_MD_get_size(md))
+    }
+    // Never freed: lives as long as the process, like the provider that owns it.
+
+    static let sha256 = FetchedDigest("SHA256")
+    static let sha384 = FetchedDigest("SHA384")
+    static let sha512 = FetchedDigest("SHA512")
+}
+
+final class FetchedMAC: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(_ name: String) {
+        guard let mac = EVP_MAC_fetch(nil, name, nil) else { fatalError("OpenSSL has no \(name) MAC") }
+        pointer = mac
+    }
+    static let hmac = FetchedMAC("HMAC")
+}
+
+enum OpenSSLError {
+    /// Drains the whole OpenSSL error queue into one readable string (never key material:
+    /// OpenSSL's reason strings do not carry it).
+    static func drain() -> String {
+        var reasons: [String] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            if let r = ERR_reason_error_string(code) { reasons.append(String(cString: r)) }
+            else { reasons.append("error 0x\(String(code, radix: 16))") }
+        }
+        return reasons.isEmpty ? "unknown OpenSSL error" : reasons.joined(separator: "; ")
+    }
+
+    static func fail(_ code: TokenError.Code, _ what: String) -> TokenError {
+        TokenError(code, "\(what): \(drain())")
+    }
+}
+
+/// Big-endian bytes of an OpenSSL BIGNUM, left-padded to `width` when given.
+func bignumBytes(_ bn: OpaquePointer, width: Int? = nil) -> [UInt8] {
+    let n = (Int(BN_num_bits(bn)) + 7) / 8
+    let w = max(width ?? n, n)
+    var out = [UInt8](repeating: 0, count: w)
+    _ = out.withUnsafeMutableBufferPointer { BN_bn2binpad(bn, $0.baseAddress, Int32(w)) }
+    return out
+}
+
+extension EVPKey {
+    func bignum(_ name: String) -> [UInt8]? {
+        var bn: OpaquePointer? = nil
+        guard EVP_PKEY_get_bn_param(pointer, name, &bn) == 1, let bn else { ERR_clear_error(); return nil }
+        defer { BN_clear_free(bn) }
+        return bignumBytes(bn)
+    }
+}

@@ -1,0 +1,108 @@
+/// Strict base64url (RFC 4648 §5) as JWS requires (RFC 7515 §2): no padding, no white space,
+/// nothing outside `A–Z a–z 0–9 - _`, and zero bits in the unused tail of the last character.
+public enum Base64URL {
+    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// 0xFF marks a byte outside the alphabet.
+    private static let table: [UInt8] = {
+        var t = [UInt8](repeating: 0xFF, count: 256)
+        for (i, c) in alphabet.enumerated() { t[Int(c)] = UInt8(i) }
+        return t
+    }()
+
+    /// Encodes bytes without padding.
+    public static func encode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        let n = bytes.count
+        let outCount = (n * 4 + 2) / 3
+        return String(unsafeUninitializedCapacity: max(outCount, 1)) { out in
+            var o = 0
+            var it = bytes.makeIterator()
+            var remaining = n
+            while remaining >= 3 {
+                let b0 = UInt32(it.next()!), b1 = UInt32(it.next()!), b2 = UInt32(it.next()!)
+                let v = b0 << 16 | b1 << 8 | b2
+                out[o] = alphabet[Int(v >> 18 & 63)]; out[o + 1] = alphabet[Int(v >> 12 & 63)]
+                out[o + 2] = alphabet[Int(v >> 6 & 63)]; out[o + 3] = alphabet[Int(v & 63)]
+                o += 4; remaining -= 3
+            }
+            if remaining == 2 {
+                let b0 = UInt32(it.next()!), b1 = UInt32(it.next()!)
+                let v = b0 << 16 | b1 << 8
+                out[o] = alphabet[Int(v >> 18 & 63)]; out[o + 1] = alphabet[Int(v >> 12 & 63)]
+                out[o + 2] = alphabet[Int(v >> 6 & 63)]
+                o += 3
+            } else if remaining == 1 {
+                let v = UInt32(it.next()!) << 16
+                out[o] = alphabet[Int(v >> 18 & 63)]; out[o + 1] = alphabet[Int(v >> 12 & 63)]
+                o += 2
+            }
+            return o
+        }
+    }
+
+    /// Why a segment is not strict base64url; `nil` when it is.
+    public enum Problem: Error, Sendable, Equatable {
+        case invalidCharacter(UInt8, offset: Int)
+        case invalidLength
+        case nonZeroTrailingBits
+        public var message: String {
+            switch self {
+            case .invalidCharacter(let c, let offset):
+                let shown: String
+                switch c {
+                case 0x3D: shown = "padding '='"
+                case 0x20: shown = "a space"
+                case 0x2B, 0x2F: shown = "'\(Character(Unicode.Scalar(c)))' (base64, not base64url)"
+                case 0x21...0x7E: shown = "'\(Character(Unicode.Scalar(c)))'"
+                default: shown = "byte 0x\(String(c, radix: 16))"
+                }
+                return "contains \(shown) at offset \(offset), outside the base64url alphabet"
+            case .invalidLength: return "has a length that no base64url encoding can have"
+            case .nonZeroTrailingBits: return "has non-zero unused bits in its last character (not canonical)"
+            }
+        }
+    }
+
+    /// Decodes strictly. Returns the bytes or the reason the input is refused.
+    public static func decode<C: Collection>(_ input: C) -> Result<[UInt8], Problem> where C.Element == UInt8 {
+        var out: [UInt8] = []
+        if let problem = decode(input, into: &out) { return .failure(problem) }
+        return .success(out)
+    }
+
+    /// Decodes strictly into `out` (cleared first, capacity reused). Returns `nil` on success.
+    public static func decode<C: Collection>(_ input: C, into out: inout [UInt8]) -> Problem? where C.Element == UInt8 {
+        out.removeAll(keepingCapacity: true)
+        let n = input.count
+        if n % 4 == 1 { return .invalidLength }
+        out.reserveCapacity(n * 3 / 4)
+        return table.withUnsafeBufferPointer { t -> Problem? in
+            var acc: UInt32 = 0
+            var bits = 0
+            var offset = 0
+            for c in input {
+                let v = t[Int(c)]
+                if v == 0xFF { return .invalidCharacter(c, offset: offset) }
+                acc = acc << 6 | UInt32(v)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
+                    acc &= (1 << UInt32(bits)) - 1
+                }
+                offset += 1
+            }
+            // RFC 4648 §3.5: the unused bits of the last character must be zero for a canonical encoding.
+            if bits > 0 && acc != 0 { return .nonZeroTrailingBits }
+            return nil
+        }
+    }
+
+    /// Decodes a string strictly, or throws `malformed` naming `what` ("header", "key member \"n\"").
+    public static func decode(_ string: String, what: String) throws -> [UInt8] {
+        switch decode(string.utf8) {
+        case .success(let bytes): return bytes
+        case .failure(let problem): throw TokenError.malformed("\(what) is not valid base64url: it \(problem.message)")
+        }
+    }
+}

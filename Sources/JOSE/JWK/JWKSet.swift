@@ -1,0 +1,102 @@
+/// A JWK Set (RFC 7517 §5): the trusted keys a verifier picks from by `kid`.
+///
+/// Keys that cannot be used (bad members, weak keys, unsupported types) do not make the whole
+/// set unreadable: they are kept in ``rejected`` with the reason, and a token naming such a
+/// key gets that reason in its `key_not_found` error. A set that mixes secrets (`oct`) with
+/// asymmetric keys is refused outright: it invites algorithm confusion.
+public struct JWKSet: Sendable {
+    /// Bounds on JWKS documents.
+    public struct Limits: Sendable, Hashable {
+        public var maxBytes: Int
+        public var maxKeys: Int
+        public init(maxBytes: Int = 512 * 1024, maxKeys: Int = 256) { self.maxBytes = maxBytes; self.maxKeys = maxKeys }
+        public static let `default` = Limits()
+    }
+
+    /// The usable keys, in document order.
+    public private(set) var keys: [JWK]
+    /// Keys that were refused while reading, with their `kid` (if any) and the reason.
+    public private(set) var rejected: [(keyID: String?, error: TokenError)]
+
+    /// A set of already-loaded keys.
+    /// - Throws: `invalid_key` if the set mixes secrets with asymmetric keys.
+    public init(keys: [JWK]) throws {
+        self.keys = keys
+        self.rejected = []
+        try checkNotMixed()
+    }
+
+    /// Reads `{"keys":[...]}`.
+    /// - Throws: `invalid_key` for a document that is not a JWK Set, exceeds the limits, or mixes
+    ///   secrets with asymmetric keys.
+    public init(json: String, limits: Limits = .default) throws {
+        try self.init(jsonBytes: Array(json.utf8), limits: limits)
+    }
+
+    public init(jsonBytes bytes: [UInt8], limits: Limits = .default) throws {
+        guard bytes.count <= limits.maxBytes else {
+            throw TokenError.invalidKey("JWKS is \(bytes.count) bytes; the limit is \(limits.maxBytes)")
+        }
+        let doc = try JWK.parseJSON(bytes, what: "JWKS", limits: JSONLimits(maxBytes: limits.maxBytes, maxDepth: 8, maxTopLevelMembers: 64))
+        guard let keysMember = doc.object()["keys"] else { throw TokenError.invalidKey("JWKS has no \"keys\" member") }
+        guard let array = keysMember.arrayValue else { throw TokenError.invalidKey("JWKS \"keys\" is a \(keysMember.typeName), not an array") }
+        guard array.count <= limits.maxKeys else {
+            throw TokenError.invalidKey("JWKS has \(array.count) keys; the limit is \(limits.maxKeys)")
+        }
+        keys = []
+        rejected = []
+        for (i, entry) in array.enumerated() {
+            guard let o = entry.objectValue else {
+                rejected.append((nil, TokenError.invalidKey("key \(i) is a \(entry.typeName), not an object")))
+                continue
+            }
+            do { keys.append(try JWK(jsonObject: o)) }
+            catch let e as TokenError { rejected.append((o["kid"]?.stringValue, e)) }
+        }
+        try checkNotMixed()
+    }
+
+    private func checkNotMixed() throws {
+        let secrets = keys.contains { $0.keyType == .oct }
+        if secrets && keys.contains(where: { $0.keyType != .oct }) {
+            throw TokenError.invalidKey("key set mixes secrets (oct) with public keys; keep HMAC secrets in a set of their own")
+        }
+    }
+
+    /// Keys that may verify `alg` for a token whose header carries `kid` (or none).
+    ///
+    /// - Throws: `key_not_found` when no key has that `kid` (never a fall-back to another key),
+    ///   when the `kid` is ambiguous, or when no key allows the algorithm; the error says why,
+    ///   including the reason a matching key was refused on load.
+    public func candidates(keyID: String?, algorithm alg: JWSAlgorithm) throws -> [JWK] {
+        if let keyID {
+            let matches = keys.filter { $0.keyID == keyID && $0.use != "enc" }
+            let shown = keyID.count > 64 ? String(keyID.prefix(64)) + "…" : keyID
+            if matches.isEmpty {
+                if let refused = rejected.first(where: { $0.keyID == keyID }) {
+                    throw TokenError(.keyNotFound, "key \"\(shown)\" was refused: \(refused.error.message)")
+                }
+                if let enc = keys.first(where: { $0.keyID == keyID }) {
+                    try enc.check(alg, for: .verify)
+                }
+                throw TokenError(.keyNotFound, "no trusted key has kid \"\(shown)\"")
+            }
+            if matches.count > 1 {
+                throw TokenError(.keyNotFound, "kid \"\(shown)\" matches \(matches.count) keys; refusing an ambiguous choice")
+            }
+            return matches
+        }
+        let usable = keys.filter { (try? $0.check(alg, for: .verify)) != nil }
+        if usable.isEmpty {
+            if keys.count == 1 { try keys[0].check(alg, for: .verify) }
+            throw TokenError(.keyNotFound, "token has no kid and no trusted key allows \(alg.rawValue)")
+        }
+        return usable
+    }
+
+    /// The set as JSON: public halves only unless `includePrivate`.
+    public func jsonString(includePrivate: Bool = false, pretty: Bool = false) throws -> String {
+        let v = JSONValue.object(["keys": .array(try keys.map { .object(try ($0.isPrivate && !includePrivate && $0.keyType != .oct ? $0.publicKey : $0).jsonObject(includePrivate: includePrivate)) })])
+        return pretty ? v.prettyString() : v.jsonString
+    }
+}

@@ -1,0 +1,112 @@
+internal import CJansson
+
+/// A compact JWS split and checked (RFC 7515 §7.1), with its header parsed. The payload and
+/// signature are decoded but nothing is verified yet.
+struct CompactJWS {
+    let header: JOSEHeader
+    let headerDocument: JSONDocument
+    /// `BASE64URL(header) '.' BASE64URL(payload)`: the exact bytes that were signed.
+    let signingInput: ArraySlice<UInt8>
+    let payload: [UInt8]
+    let signature: [UInt8]
+    /// The payload segment as received (base64url).
+    let payloadSegment: String
+
+    /// Splits and checks `token`.
+    /// - Throws: `malformed` or `unsupported_algorithm`, with what was expected and found.
+    init(_ token: String, limits: TokenLimits) throws {
+        let bytes = Array(token.utf8)
+        try self.init(bytes: bytes, limits: limits)
+    }
+
+    init(bytes: [UInt8], limits: TokenLimits) throws {
+        if bytes.count > limits.maxTokenBytes {
+            throw TokenError.malformed("token is \(bytes.count) bytes; the limit is \(limits.maxTokenBytes)")
+        }
+        if bytes.isEmpty { throw TokenError.malformed("token is empty") }
+        try Self.checkFraming(bytes)
+        var dots: [Int] = []
+        for (i, b) in bytes.enumerated() where b == UInt8(ascii: ".") {
+            dots.append(i)
+            if dots.count > 4 { break }
+        }
+        guard dots.count == 2 else {
+            let found = dots.count > 4 ? "more than 5" : String(dots.count + 1)
+            var message = "token contains an invalid number of segments: found \(found), expected 3"
+            if dots.count == 4 { message += " (5 segments is a JWE, an encrypted token, which is not supported)" }
+            throw TokenError.malformed(message)
+        }
+        let h = bytes[0..<dots[0]], p = bytes[(dots[0] + 1)..<dots[1]], s = bytes[(dots[1] + 1)...]
+        if h.isEmpty { throw TokenError.malformed("token header segment is empty") }
+
+        var headerBytes: [UInt8] = []
+        if let problem = Base64URL.decode(h, into: &headerBytes) { throw TokenError.malformed("token header is not valid base64url: it \(problem.message)") }
+        let doc = try JSONDocument(parsing: headerBytes, limits: limits.header, what: "token header")
+        header = try Self.readHeader(doc)
+        headerDocument = doc
+
+        var payloadBytes: [UInt8] = []
+        if let problem = Base64URL.decode(p, into: &payloadBytes) { throw TokenError.malformed("token payload is not valid base64url: it \(problem.message)") }
+        var signatureBytes: [UInt8] = []
+        if let problem = Base64URL.decode(s, into: &signatureBytes) { throw TokenError.malformed("token signature is not valid base64url: it \(problem.message)") }
+        if signatureBytes.isEmpty { throw TokenError.malformed("token has an empty signature") }
+        payload = payloadBytes
+        signature = signatureBytes
+        signingInput = bytes[0..<dots[1]]
+        payloadSegment = String(decoding: p, as: UTF8.self)
+    }
+
+    /// Refuses what people paste by mistake, with a hint: an Authorization scheme, white
+    /// space, quotes, or a JWS JSON serialization.
+    private static func checkFraming(_ bytes: [UInt8]) throws {
+        let prefix = String(decoding: bytes.prefix(7), as: UTF8.self).lowercased()
+        if prefix == "bearer " || prefix.hasPrefix("bearer\t") {
+            throw TokenError.malformed("token starts with \"Bearer \"; pass the token alone, without the Authorization scheme")
+        }
+        let first = bytes.first!, last = bytes.last!
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        if isSpace(first) || isSpace(last) {
+            throw TokenError.malformed("token has leading or trailing white space; pass the token alone")
+        }
+        if first == UInt8(ascii: "\"") { throw TokenError.malformed("token is wrapped in quotes; pass the token alone") }
+        if first == UInt8(ascii: "{") {
+            throw TokenError.malformed("token is a JWS JSON serialization; only the compact form (header.payload.signature) is accepted")
+        }
+    }
+
+    /// Header members that name where to find a key. The verifier's trusted keys are the only
+    /// keys; a token never supplies its own (RFC 8725 §3.10 on key confusion).
+    private static let keyOfferingMembers = ["jwk", "jku", "x5u", "x5c"]
+
+    private static func readHeader(_ doc: JSONDocument) throws -> JOSEHeader {
+        guard let algMember = doc.member("alg") else { throw TokenError.malformed("token header has no \"alg\"") }
+        guard let algName = JSONDocument.string(algMember) else { throw TokenError.malformed("token header \"alg\" is not a string") }
+        let alg = try JWSAlgorithm.parse(algName)
+        for name in keyOfferingMembers where doc.member(name) != nil {
+            throw TokenError.malformed("token header offers its own key in \"\(name)\"; keys come only from the verifier's trusted set")
+        }
+        if let crit = doc.member("crit") {
+            // RFC 7515 §4.1.11: every listed extension must be understood, or the JWS is invalid.
+            guard case .array(let names) = JSONDocument.value(crit), !names.isEmpty, names.allSatisfy({ $0.stringValue != nil }) else {
+                throw TokenError.malformed("token header \"crit\" must be a non-empty array of names")
+            }
+            let shown = names.compactMap(\.stringValue).map { "\"\($0.prefix(32))\"" }.joined(separator: ", ")
+            throw TokenError.malformed("token header marks \(shown) critical (crit), which this verifier does not understand")
+        }
+        if let b64 = doc.member("b64") {
+            let type = JSONDocument.type(b64)
+            if type == Int32(JSON_FALSE.rawValue) {
+                throw TokenError.malformed("token header has \"b64\": false (RFC 7797 unencoded payload), which is not supported")
+            } else if type != Int32(JSON_TRUE.rawValue) {
+                throw TokenError.malformed("token header \"b64\" is not a boolean")
+            }
+        }
+        func optionalString(_ name: String) throws -> String? {
+            guard let m = doc.member(name) else { return nil }
+            guard let s = JSONDocument.string(m) else { throw TokenError.malformed("token header \"\(name)\" is not a string") }
+            return s
+        }
+        return JOSEHeader(algorithm: alg, keyID: try optionalString("kid"), type: try optionalString("typ"),
+                          contentType: try optionalString("cty"), members: doc.object())
+    }
+}

@@ -1,0 +1,33 @@
+/// The protected header of a compact JWS, as read from the token.
+public struct JOSEHeader: Sendable, Hashable {
+    /// `alg`, already checked to be a supported JWS algorithm.
+    public let algorithm: JWSAlgorithm
+    /// `kid`, if present.
+    public let keyID: String?
+    /// `typ`, if present (e.g. `JWT`, `at+jwt`).
+    public let type: String?
+    /// `cty`, if present.
+    public let contentType: String?
+    /// Every member, in token order.
+    public let members: JSONObject
+}
+
+/// Bounds on token input, checked before any decoding work.
+public struct TokenLimits: Sendable, Hashable {
+    /// Longest accepted compact token, in bytes.
+    public var maxTokenBytes: Int
+    /// Bounds on the decoded header.
+    public var header: JSONLimits
+    /// Bounds on the decoded claims.
+    public var claims: JSONLimits
+
+    public init(maxTokenBytes: Int = 64 * 1024,
+                header: JSONLimits = JSONLimits(maxBytes: 8 * 1024, maxDepth: 4, maxTopLevelMembers: 32),
+                claims: JSONLimits = JSONLimits(maxBytes: 64 * 1024, maxDepth: 32, maxTopLevelMembers: 256)) {
+        self.maxTokenBytes = maxTokenBytes
+        self.header = header
+        self.claims = claims
+    }
+
+    public static let `default` = TokenLimits()
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// A verified token: its header, its claims, and the key that verified it.
+public struct VerifiedToken<Claims: Sendable>: Sendable {
+    public let header: JOSEHeader
+    public let claims: Claims
+    /// The `kid` of the key that verified the signature, if it has one.
+    public let keyID: String?
+}
+
+/// A JWS whose signature verified; the payload need not be JSON and no claim was checked.
+public struct VerifiedJWS: Sendable {
+    public let header: JOSEHeader
+    public let payload: [UInt8]
+    /// The payload segment as received (base64url).
+    public let payloadBase64URL: String
+    public let keyID: String?
+}
+
+/// Verifies compact JWTs against trusted keys.
+///
+/// The key decides the algorithm: the header's `alg` only picks among those the key allows
+/// (and ``VerifierOptions/algorithms`` narrows them further). A `kid` that matches no key is
+/// `key_not_found`, never a fall-back to another key. Header-supplied keys (`jwk`, `jku`,
+/// `x5u`, `x5c`), `alg: none`, unknown `crit` and `b64: false` are refused.
+///
+/// ```swift
+/// let keys = try JWKSet(json: String(contentsOfFile: "jwks.json", encoding: .utf8))
+/// let verifier = JWTVerifier(keys: keys, options: VerifierOptions(issuers: ["https://issuer"], audiences: ["app"]))
+/// let token = try verifier.verify(jwt)
+/// print(token.claims.subject ?? "")
+/// ```
+///
+/// - Throws: a ``TokenError`` with one of the codes `malformed`, `unsupported_algorithm`,
+///   `algorithm_not_allowed`, `key_not_found`, `invalid_signature`, `expired`,
+///   `not_yet_valid`, `invalid_issuer`, `invalid_audience`, `missing_claim`, `invalid_claim`.
+public struct JWTVerifier: Sendable {
+    public let keys: JWKSet
+    public var options: VerifierOptions
+
+    public init(keys: JWKSet, options: VerifierOptions = VerifierOptions()) {
+        self.keys = keys
+        self.options = options
+    }
+
+    /// A verifier trusting exactly one key.
+    public init(key: JWK, options: VerifierOptions = VerifierOptions()) throws {
+        self.init(keys: try JWKSet(keys: [key]), options: options)
+    }
+
+    /// Verifies the signature and the claims; returns the claims as a ``ClaimSet``.
+    public func verify(_ token: String) throws -> VerifiedToken<ClaimSet> {
+        let (jws, doc, keyID) = try verifyClaims(token)
+        _ = jws
+        return VerifiedToken(header: jws.header, claims: ClaimSet(doc.object()), keyID: keyID)
+    }
+
+    /// Verifies the signature and the claims, then decodes the claims into `Claims`
+    /// straight from the parsed JSON.
+    public func verify<Claims: Decodable & Sendable>(_ token: String, as type: Claims.Type) throws -> VerifiedToken<Claims> {
+        let (jws, doc, keyID) = try verifyClaims(token)
+        return VerifiedToken(header: jws.header, claims: try ClaimsDecoder.decode(Claims.self, from: doc), keyID: keyID)
+    }
+
+    /// Verifies the signature only, for any JWS: the payload need not be JSON and no claim is
+    /// checked. Every other rule (key decides the algorithm, crit, b64, strict base64url, sizes) holds.
+    public func verifySignature(_ token: String) throws -> VerifiedJWS {
+        let (jws, key) = try verifiedJWS(token)
+        return VerifiedJWS(header: jws.header, payload: jws.payload, payloadBase64URL: jws.payloadSegment, keyID: key.keyID)
+    }
+
+    private func verifyClaims(_ token: String) throws -> (CompactJWS, JSONDocument, String?) {
+        let (jws, key) = try verifiedJWS(token)
+        if let expected = options.type {
+            func norm(_ s: String) -> String {
+                let l = s.lowercased()
+                return l.hasPrefix("application/") ? String(l.dropFirst(12)) : l
+            }
+            guard let typ = jws.header.type, norm(typ) == norm(expected) else {
+                throw TokenError(.invalidClaim, "token typ is \(jws.header.type.map { "\"\($0.prefix(32))\"" } ?? "absent"); expected \"\(expected)\"", claim: "typ")
+            }
+        }
+        let doc = try JSONDocument(parsing: jws.payload, limits: options.limits.claims, what: "token payload")
+        try ClaimValidator.validate(doc, options: options)
+        return (jws, doc, key.keyID)
+    }
+
+    private func verifiedJWS(_ token: String) throws -> (CompactJWS, JWK) {
+        let jws = try CompactJWS(token, limits: options.limits)
+        let alg = jws.header.algorithm
+        if let allowed = options.algorithms, !allowed.contains(alg) {
+            throw TokenError(.algorithmNotAllowed, "token alg \(alg.rawValue) is not one of the accepted \(allowed.sorted().map(\.rawValue).joined(separator: ", "))")
+        }
+        let candidates = try keys.candidates(keyID: jws.header.keyID, algorithm: alg)
+        var lastError: TokenError? = nil
+        for key in candidates {
+            do {
+                try key.check(alg, for: .verify)
+                let ok = try jws.signingInput.withUnsafeBytes { data in
+                    try jws.signature.withUnsafeBytes { sig in try key.material.verify(alg, signature: sig, data: data) }
+                }
+                if ok { return (jws, key) }
+                lastError = TokenError(.invalidSignature, "signature does not verify with \(key.keyID.map { "key \"\($0)\"" } ?? "the key") (\(alg.rawValue))")
+            } catch let e as TokenError {
+                lastError = e
+            }
+        }
+        if candidates.count > 1, lastError?.code == .invalidSignature {
+            throw TokenError(.invalidSignature, "signature does not verify with any of the \(candidates.count) trusted keys that allow \(alg.rawValue)")
+        }
+        throw lastError ?? TokenError(.keyNotFound, "no trusted key can verify \(alg.rawValue)")
+    }
+}
+
+/// Reads a token's header and claims without verifying anything. For display and debugging
+/// only: nothing returned here may be trusted.
+public struct UnverifiedToken: Sendable {
+    public let header: JOSEHeader
+    /// The payload as JSON, or `nil` when it is not a JSON object.
+    public let claims: ClaimSet?
+    public let payload: [UInt8]
+    public let signature: [UInt8]
+
+    /// - Throws: `malformed` or `unsupported_algorithm` as for verification.
+    public init(_ token: String, limits: TokenLimits = .default) throws {
+        let jws = try CompactJWS(token, limits: limits)
+        header = jws.header
+        payload = jws.payload
+        signature = jws.signature
+        claims = (try? JSONDocument(parsing: jws.payload, limits: limits.claims, what: "token payload")).map { ClaimSet($0.object()) }
+    }
+}

@@ -1,0 +1,1 @@
+// SessionStorePostgres module

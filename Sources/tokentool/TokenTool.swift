@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import JOSE
+
+@main
+struct TokenTool: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tokentool",
+        abstract: "Decode, verify and sign JWTs; manage keys, provider sign-ins and token pairs.",
+        discussion: "Exit codes: 0 success or token valid, 1 token/code/credential rejected, 2 usage or configuration error.",
+        subcommands: subcommandList)
+
+    static var subcommandList: [any ParsableCommand.Type] {
+        var list: [any ParsableCommand.Type] = [Decode.self, Verify.self, Sign.self, Keygen.self, JWKCommand.self, JWKSCommand.self, Bench.self]
+        #if TOKENTOOL_FULL
+        list += [Idp.self, TokenCommand.self, UserCommand.self, KeysCommand.self]
+        #endif
+        return list
+    }
+
+    /// Exit codes are part of the contract (CLI.md): 0 ok, 1 rejected, 2 usage or configuration.
+    /// ArgumentParser would exit 64 on usage errors, hence this override.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let code as ExitCode {
+            exit(withError: code)
+        } catch let error as TokenError {
+            printError("error: \(error.code.rawValue): \(error.message)")
+            exit(withError: ExitCode(error.code.rejectsToken ? 1 : 2))
+        } catch {
+            if exitCode(for: error) == .success { exit(withError: error) }  // --help, --version
+            printError(fullMessage(for: error))
+            exit(withError: ExitCode(2))
+        }
+    }
+}
