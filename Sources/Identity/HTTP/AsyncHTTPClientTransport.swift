@@ -1,0 +1,110 @@
+import AsyncHTTPClient
+import Foundation
+import JOSE
+import NIOCore
+
+/// The production ``HTTPTransport``: AsyncHTTPClient with connect and read timeouts, a
+/// deadline for the whole exchange, a response-size cap, and redirects followed only for GET,
+/// at most three, and only to URLs ``ProviderURL`` accepts (never a downgrade to plain http).
+///
+/// Call ``shutdown()`` when done (AsyncHTTPClient requires it).
+///
+/// ```swift
+/// let transport = AsyncHTTPClientTransport()
+/// let google = try GoogleProvider(configuration: .init(clientIDs: ["….apps.googleusercontent.com"]), transport: transport)
+/// let identity = try await google.verify(idToken: token)
+/// try await transport.shutdown()
+/// ```
+public final class AsyncHTTPClientTransport: HTTPTransport {
+    private let client: HTTPClient
+    private let maxRedirects = 3
+
+    /// - Parameter connectTimeout: time allowed to open a connection (TLS included).
+    public init(connectTimeout: TimeInterval = 5) {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .milliseconds(Int64(connectTimeout * 1000)), read: .seconds(10)))
+        configuration.httpVersion = .automatic
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
+    /// Closes the client's connections.
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var current = request
+        for _ in 0...maxRedirects {
+            let response = try await sendOnce(current)
+            guard [301, 302, 303, 307, 308].contains(response.status) else { return response }
+            guard current.method == "GET", let location = response.header("location"),
+                  let target = URL(string: location, relativeTo: URL(string: current.url))?.absoluteString
+            else {
+                throw TokenError(.providerUnavailable, "\(Self.shown(current.url)) answered with a redirect (\(response.status)) that is not followed")
+            }
+            do { try ProviderURL.validate(target, what: "redirect target") } catch {
+                throw TokenError(.providerUnavailable, "\(Self.shown(current.url)) redirected to \(Self.shown(target)), which is not https")
+            }
+            current.url = target
+        }
+        throw TokenError(.providerUnavailable, "\(Self.shown(request.url)) redirected more than \(maxRedirects) times")
+    }
+
+    private func sendOnce(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var r = HTTPClientRequest(url: request.url)
+        switch request.method {
+        case "GET": r.method = .GET
+        case "POST": r.method = .POST
+        default: throw TokenError(.invalidConfiguration, "HTTP method \(request.method) is not used with providers")
+        }
+        for h in request.headers { r.headers.add(name: h.name, value: h.value) }
+        if let body = request.body { r.body = .bytes(ByteBuffer(bytes: body)) }
+        let prepared = r
+        let maxBytes = request.maxResponseBytes
+        let deadline = NIODeadline.now() + .milliseconds(Int64(request.timeout * 1000))
+        let url = Self.shown(request.url)
+        do {
+            // The deadline covers the body too: a provider that stalls mid-body is cut off.
+            return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+                group.addTask { [client] in
+                    let response = try await client.execute(prepared, deadline: deadline)
+                    var buffer = try await response.body.collect(upTo: maxBytes)
+                    let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+                    return HTTPResponse(status: Int(response.status.code),
+                                        headers: response.headers.map { (name: $0.name, value: $0.value) }, body: bytes)
+                }
+                let timeout = request.timeout
+                group.addTask {
+                    try await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let response = first else {
+                    throw TokenError(.providerUnavailable, "\(url) did not answer within \(Self.seconds(request.timeout))")
+                }
+                return response
+            }
+        } catch let e as TokenError {
+            throw e
+        } catch is NIOTooManyBytesError {
+            throw TokenError(.providerUnavailable, "\(url) sent a response larger than \(request.maxResponseBytes) bytes")
+        } catch let e as HTTPClientError where e == .deadlineExceeded || e == .readTimeout || e == .connectTimeout {
+            throw TokenError(.providerUnavailable, "\(url) did not answer within \(Self.seconds(request.timeout))")
+        } catch {
+            throw TokenError(.providerUnavailable, "\(url) could not be reached: \(String(describing: error).prefix(200))")
+        }
+    }
+
+    /// A URL for messages: scheme, host and path, never the query (it may hold tokens or secrets).
+    static func shown(_ url: String) -> String {
+        guard var c = URLComponents(string: url) else { return "the provider" }
+        c.query = nil
+        c.fragment = nil
+        return c.string.map { String($0.prefix(200)) } ?? "the provider"
+    }
+
+    static func seconds(_ t: TimeInterval) -> String {
+        t == t.rounded() ? "\(Int(t))s" : String(format: "%.1fs", t)
+    }
+}

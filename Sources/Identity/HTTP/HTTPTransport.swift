@@ -1,0 +1,83 @@
+import Foundation
+import JOSE
+
+/// One HTTP request to a provider.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    public var url: String
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]?
+    /// The whole exchange (connect, send, receive the full body) must finish within this time.
+    public var timeout: TimeInterval
+    /// Responses longer than this are refused (`provider_unavailable`).
+    public var maxResponseBytes: Int
+
+    public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+                timeout: TimeInterval = 5, maxResponseBytes: Int = 512 * 1024) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
+    }
+}
+
+/// A complete HTTP response.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of a header (names compare case-insensitively).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// How the Identity module talks to providers. Inject one to run against a stand-in server,
+/// or to add logging, proxies or retries.
+///
+/// Implementations must enforce ``HTTPRequest/timeout`` and ``HTTPRequest/maxResponseBytes``
+/// and throw `provider_unavailable` when the provider cannot be reached or the response is
+/// too large. Any HTTP status is returned, not thrown.
+public protocol HTTPTransport: Sendable {
+    /// - Throws: `provider_unavailable`.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+/// Provider endpoint URLs: https everywhere, plain http only for loopback hosts (tests and
+/// the stand-in server).
+public enum ProviderURL {
+    /// Checks `url` and returns it.
+    /// - Throws: `invalid_configuration` for anything but an absolute https URL (or http on loopback).
+    @discardableResult
+    public static func validate(_ url: String, what: String) throws -> String {
+        guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(), let host = c.host, !host.isEmpty else {
+            throw TokenError(.invalidConfiguration, "\(what) \"\(url.prefix(200))\" is not an absolute URL")
+        }
+        guard c.user == nil, c.password == nil else {
+            throw TokenError(.invalidConfiguration, "\(what) must not carry credentials in the URL")
+        }
+        switch scheme {
+        case "https": return url
+        case "http" where isLoopback(host): return url
+        case "http": throw TokenError(.invalidConfiguration, "\(what) must use https (plain http is allowed only for loopback hosts); found \(host)")
+        default: throw TokenError(.invalidConfiguration, "\(what) has scheme \(scheme); expected https")
+        }
+    }
+
+    /// `true` for 127.0.0.0/8, ::1 and localhost.
+    public static func isLoopback(_ host: String) -> Bool {
+        let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if h == "localhost" || h == "::1" { return true }
+        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import JOSE
+
+/// Sign in with Google: id_tokens from the mobile SDKs, and server auth codes exchanged at
+/// Google's token endpoint.
+///
+/// Checks: RS256 signature with a key from Google's JWKS; `iss` is `accounts.google.com` or
+/// `https://accounts.google.com`; `aud` is one of ``Configuration/clientIDs``; `exp`, `iat`, `sub`
+/// present and valid; `hd` equal to ``Configuration/hostedDomain`` when one is set. `azp` is
+/// kept in the raw claims.
+///
+/// ```swift
+/// let google = try GoogleProvider(configuration: .init(clientIDs: ["123.apps.googleusercontent.com"]), transport: transport)
+/// let identity = try await google.verify(idToken: idToken)
+/// ```
+public struct GoogleProvider: Sendable {
+    public struct Configuration: Sendable {
+        /// OAuth client ids whose tokens are accepted (iOS, Android, web: all the app's clients).
+        public var clientIDs: Set<String>
+        /// Require this Google Workspace domain in `hd`.
+        public var hostedDomain: String?
+        /// Needed only for server auth codes.
+        public var clientSecret: String?
+        public var jwksURL = "https://www.googleapis.com/oauth2/v3/certs"
+        public var tokenURL = "https://oauth2.googleapis.com/token"
+        public var issuers: Set<String> = ["accounts.google.com", "https://accounts.google.com"]
+        public var leeway: TimeInterval = 0
+        public var clock: TokenClock = .system
+        public var timeout: TimeInterval = 5
+
+        public init(clientIDs: Set<String>, hostedDomain: String? = nil, clientSecret: String? = nil) {
+            self.clientIDs = clientIDs
+            self.hostedDomain = hostedDomain
+            self.clientSecret = clientSecret
+        }
+    }
+
+    public let configuration: Configuration
+    private let keys: KeySource
+    private let transport: any HTTPTransport
+
+    /// - Parameter keys: defaults to a ``RemoteJWKS`` at ``Configuration/jwksURL``.
+    /// - Throws: `invalid_configuration` (no client id, non-https URL).
+    public init(configuration: Configuration, keys: KeySource? = nil, transport: any HTTPTransport) throws {
+        try checkClientIDs(configuration.clientIDs, what: "Google client id")
+        try ProviderURL.validate(configuration.tokenURL, what: "Google token URL")
+        self.configuration = configuration
+        self.transport = transport
+        self.keys = try keys ?? .remote(RemoteJWKS(url: configuration.jwksURL, transport: transport, clock: configuration.clock))
+    }
+
+    /// Verifies a Google id_token.
+    /// - Throws: JOSE's token codes, `invalid_hosted_domain`, `provider_unavailable`, `invalid_claim` for bad profile fields.
+    public func verify(idToken: String) async throws -> Identity {
+        let check = OIDCCheck(keys: keys, issuers: configuration.issuers, audiences: configuration.clientIDs,
+                              algorithms: [.rs256], leeway: configuration.leeway, clock: configuration.clock)
+        let claims = try await check.verify(idToken)
+        if let domain = configuration.hostedDomain {
+            guard let hd = claims["hd"]?.stringValue else {
+                throw TokenError(.invalidHostedDomain, "token has no \"hd\"; expected hosted domain \"\(domain)\"", claim: "hd")
+            }
+            guard hd.lowercased() == domain.lowercased() else {
+                throw TokenError(.invalidHostedDomain, "hosted domain \"\(hd.prefix(64))\" is not \"\(domain)\"", claim: "hd")
+            }
+        }
+        return try Identity.normalized(provider: "google", values: IdentityField.oidcValues(claims.object),
+                                       claimNames: IdentityField.oidcNames, rawClaims: claims.object)
+    }
+
+    /// Exchanges a server auth code at the token endpoint, then verifies the id_token it returns.
+    /// - Parameter redirectURI: the one the client used, if any (sent only when given).
+    /// - Throws: `invalid_grant`, `redirect_uri_mismatch`, `invalid_client`, `provider_error`,
+    ///   `provider_unavailable`, `invalid_configuration` (no client secret), and the id_token codes.
+    public func exchange(code: String, clientID: String? = nil, redirectURI: String? = nil) async throws -> CodeExchangeResult {
+        guard let secret = configuration.clientSecret else {
+            throw TokenError(.invalidConfiguration, "exchanging a Google server auth code needs the client secret")
+        }
+        guard let clientID = clientID ?? (configuration.clientIDs.count == 1 ? configuration.clientIDs.first : nil) else {
+            throw TokenError(.invalidConfiguration, "several Google client ids are configured; say which one the code belongs to")
+        }
+        var fields = [("code", code), ("client_id", clientID), ("client_secret", secret), ("grant_type", "authorization_code")]
+        if let redirectURI { fields.append(("redirect_uri", redirectURI)) }
+        let response = try await ProviderHTTP.postForm(transport, url: configuration.tokenURL, fields: fields, timeout: configuration.timeout)
+        guard response.status == 200 else { throw ProviderHTTP.oauthError(response, from: "Google token endpoint") }
+        let body = try ProviderHTTP.jsonObject(response, from: "Google token endpoint")
+        guard let idToken = body["id_token"]?.stringValue else {
+            throw TokenError(.providerUnavailable, "Google token endpoint returned no id_token (was the openid scope granted?)")
+        }
+        let identity = try await verify(idToken: idToken)
+        return CodeExchangeResult(identity: identity, idToken: idToken, accessToken: body["access_token"]?.stringValue,
+                                  refreshToken: body["refresh_token"]?.stringValue, expiresIn: body["expires_in"]?.intValue,
+                                  scope: body["scope"]?.stringValue)
+    }
+}

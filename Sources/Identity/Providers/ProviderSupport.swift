@@ -1,0 +1,119 @@
+import Foundation
+import JOSE
+
+/// What an authorization-code exchange returns: the verified identity and the provider's tokens.
+public struct CodeExchangeResult: Sendable {
+    public var identity: Identity
+    /// The verified id_token the provider returned.
+    public var idToken: String
+    public var accessToken: String?
+    /// Apple's refresh token is what ``AppleProvider/revoke(token:tokenTypeHint:clientID:)`` needs on account deletion.
+    public var refreshToken: String?
+    public var expiresIn: Int64?
+    public var scope: String?
+}
+
+enum ProviderHTTP {
+    /// application/x-www-form-urlencoded (WHATWG URL §5.2): unreserved bytes kept, space as "+".
+    static func formEncode(_ fields: [(String, String)]) -> [UInt8] {
+        Array(fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&").utf8)
+    }
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "*"):
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            case UInt8(ascii: " "): out += "+"
+            default: out += String(format: "%%%02X", b)
+            }
+        }
+        return out
+    }
+
+    /// `base?name=value&…`, keeping any query `base` already has.
+    static func url(_ base: String, path: String, query: [(String, String)]) -> String {
+        var b = base
+        while b.hasSuffix("/") { b.removeLast() }
+        let q = query.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+        return b + path + (q.isEmpty ? "" : (b.contains("?") ? "&" : "?") + q)
+    }
+
+    static func postForm(_ transport: any HTTPTransport, url: String, fields: [(String, String)], timeout: TimeInterval) async throws -> HTTPResponse {
+        try await transport.send(HTTPRequest(method: "POST", url: url,
+                                             headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
+                                             body: formEncode(fields), timeout: timeout, maxResponseBytes: 256 * 1024))
+    }
+
+    /// The body as a JSON object, or `provider_unavailable` naming the endpoint.
+    static func jsonObject(_ response: HTTPResponse, from what: String) throws -> JSONObject {
+        let text = String(decoding: response.body, as: UTF8.self)
+        guard let value = try? JSONValue(parsing: text, limits: JSONLimits(maxBytes: 256 * 1024, maxDepth: 16, maxTopLevelMembers: 256)),
+              let object = value.objectValue
+        else {
+            throw TokenError(.providerUnavailable, "\(what) answered HTTP \(response.status) with a body that is not a JSON object")
+        }
+        return object
+    }
+
+    /// RFC 6749 §5.2 error responses (Google, Apple) → our codes. 5xx and 429 mean the provider is unavailable.
+    static func oauthError(_ response: HTTPResponse, from what: String) -> TokenError {
+        if response.status >= 500 || response.status == 429 {
+            return TokenError(.providerUnavailable, "\(what) answered HTTP \(response.status)")
+        }
+        guard let o = try? jsonObject(response, from: what), let error = o["error"]?.stringValue else {
+            return TokenError(.providerUnavailable, "\(what) answered HTTP \(response.status) without an OAuth error")
+        }
+        let safe = String(error.prefix(64).filter { $0.isLetter || $0.isNumber || $0 == "_" })
+        let description = (o["error_description"]?.stringValue).map { ": " + sanitized($0) } ?? ""
+        switch safe {
+        case "invalid_grant": return TokenError(.invalidGrant, "\(what) refused the authorization code (invalid_grant\(description))")
+        case "redirect_uri_mismatch": return TokenError(.redirectURIMismatch, "\(what) says the redirect URI does not match (redirect_uri_mismatch\(description))")
+        case "invalid_client", "unauthorized_client":
+            return TokenError(.invalidClient, "\(what) refused the client credentials (\(safe)\(description))")
+        default: return TokenError(.providerError, "\(what) answered HTTP \(response.status) with error \(safe)\(description)")
+        }
+    }
+
+    /// Provider text for messages: one line, printable, at most 160 characters.
+    static func sanitized(_ s: String) -> String {
+        String(s.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f }.prefix(160).map(Character.init))
+    }
+}
+
+/// The checks every OIDC id_token gets: signature with the provider's keys, `iss`, `aud`, and
+/// `sub`/`exp`/`iat` present and valid at the configured clock.
+struct OIDCCheck {
+    var keys: KeySource
+    var issuers: Set<String>
+    var audiences: Set<String>
+    var algorithms: Set<JWSAlgorithm>
+    var leeway: TimeInterval
+    var clock: TokenClock
+
+    func verify(_ token: String) async throws -> ClaimSet {
+        let options = VerifierOptions(issuers: issuers, audiences: audiences, requiredClaims: ["sub", "exp", "iat"],
+                                      algorithms: algorithms, leeway: leeway, clock: clock)
+        return try await keys.verify(token, options: options).claims
+    }
+
+    /// OIDC nonce: equal to the raw nonce, or to its SHA-256 as lower-case hex (what Apple's and
+    /// Facebook's iOS SDKs put in the token when the app passes the hashed nonce).
+    static func checkNonce(_ claims: ClaimSet, expected: String?) throws {
+        guard let expected else { return }
+        guard let nonce = claims["nonce"]?.stringValue else {
+            throw TokenError(.invalidNonce, "token has no \"nonce\"; one was expected", claim: "nonce")
+        }
+        let hashed = SHA2.sha256(Array(expected.utf8)).map { String(format: "%02x", $0) }.joined()
+        let found = Array(nonce.utf8)
+        guard ConstantTime.equals(found, Array(expected.utf8)) || ConstantTime.equals(Array(nonce.lowercased().utf8), Array(hashed.utf8)) else {
+            throw TokenError(.invalidNonce, "token \"nonce\" matches neither the expected nonce nor its SHA-256", claim: "nonce")
+        }
+    }
+}
+
+func checkClientIDs(_ ids: Set<String>, what: String) throws {
+    guard !ids.isEmpty else { throw TokenError(.invalidConfiguration, "no \(what) configured; at least one is required") }
+}
