@@ -83,7 +83,13 @@ if coreOnly {
             ],
             path: "Tests/ProviderStandIn",
             swiftSettings: strict),
-        .testTarget(name: "IdentityTests", dependencies: ["Identity", "ProviderStandIn"], swiftSettings: strict),
+        // `provider-standin --port N`: the stand-in as a process, for docs examples and manual runs.
+        .executableTarget(
+            name: "provider-standin",
+            dependencies: ["JOSE", "ProviderStandIn"],
+            path: "Tests/ProviderStandInTool",
+            swiftSettings: strict),
+        .testTarget(name: "IdentityTests", dependencies: ["Identity", "ProviderStandIn", "JOSE"], swiftSettings: strict),
         .testTarget(
             name: "SessionsTests",
             dependencies: ["Sessions", "SessionStoreSQLite", "SessionStorePostgres"],

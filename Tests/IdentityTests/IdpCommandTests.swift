@@ -1,0 +1,165 @@
+import Foundation
+import Identity
+import JOSE
+import ProviderStandIn
+import Testing
+
+/// Written by one reader thread, read after `DispatchGroup.wait()`.
+final class DataBox: @unchecked Sendable { var data = Data() }
+
+/// Runs the built `tokentool` binary against the stand-in and checks stdout, stderr and exit codes.
+@Suite struct IdpCommandTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let tool = packageRoot.appendingPathComponent(".build/debug/tokentool").path
+
+    struct Run { var status: Int32; var stdout: String; var stderr: String
+        var json: JSONObject? { (try? JSONValue(parsing: stdout))?.objectValue }
+        var errorCode: String? { json?["error"]?.objectValue?["code"]?.stringValue }
+        var identity: JSONObject? { json?["identity"]?.objectValue }
+    }
+
+    func run(_ args: [String], stdin: String? = nil) async throws -> Run {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.tool), "build tokentool first (swift build)")
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Run, any Error>) in
+            DispatchQueue.global().async {
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: Self.tool)
+                p.arguments = args
+                let out = Pipe(), err = Pipe(), input = Pipe()
+                p.standardOutput = out
+                p.standardError = err
+                p.standardInput = input
+                do { try p.run() } catch { continuation.resume(throwing: error); return }
+                input.fileHandleForWriting.write(Data((stdin ?? "").utf8))
+                try? input.fileHandleForWriting.close()
+                let group = DispatchGroup()
+                let errData = DataBox()
+                group.enter()
+                DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+                let outData = out.fileHandleForReading.readDataToEndOfFile()
+                group.wait()
+                p.waitUntilExit()
+                continuation.resume(returning: Run(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                                                   stderr: String(decoding: errData.data, as: UTF8.self)))
+            }
+        }
+    }
+
+    func tempFile(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("idp-test-\(UUID().uuidString)").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test
+    func google() async throws {
+        try await withStandIn { standIn, _ in
+            let s = standIn.settings
+            let ok = try await run(["idp", "google", "--client-id", s.googleClientID, "--jwks", standIn.googleJWKSURL, "--json", try standIn.idToken("google")])
+            #expect(ok.status == 0, "\(ok.stdout) \(ok.stderr)")
+            #expect(ok.json?["valid"] == .bool(true))
+            #expect(ok.identity?["provider"] == "google")
+            #expect(ok.identity?["subject"] == "110000000000000000001")
+            #expect(ok.identity?["email_verified"] == .bool(true))
+            #expect(ok.stdout.split(separator: "\n").count == 1)
+
+            let wrongAud = try await run(["idp", "google", "--client-id", "other", "--jwks", standIn.googleJWKSURL, "--json", try standIn.idToken("google")])
+            #expect(wrongAud.status == 1)
+            #expect(wrongAud.json?["valid"] == .bool(false))
+            #expect(wrongAud.errorCode == "invalid_audience")
+
+            let human = try await run(["idp", "google", "--client-id", "other", "--jwks", standIn.googleJWKSURL, "-"], stdin: try standIn.idToken("google") + "\n")
+            #expect(human.status == 1)
+            #expect(human.stderr.hasPrefix("error: invalid_audience: "))
+            #expect(human.stdout.isEmpty)
+
+            let secretFile = try tempFile(s.googleClientSecret + "\n")
+            let code = try await run(["idp", "google", "--code", "standin-google-code", "--client-id", s.googleClientID, "--client-secret-file", secretFile,
+                                      "--token-url", standIn.googleTokenURL, "--jwks", standIn.googleJWKSURL, "--json"])
+            #expect(code.status == 0, "\(code.stdout) \(code.stderr)")
+            #expect(code.identity?["subject"] == "110000000000000000001")
+            let bad = try await run(["idp", "google", "--code", "nope", "--client-id", s.googleClientID, "--client-secret-file", secretFile,
+                                     "--token-url", standIn.googleTokenURL, "--jwks", standIn.googleJWKSURL, "--json"])
+            #expect(bad.status == 1)
+            #expect(bad.errorCode == "invalid_grant")
+
+            standIn.setBehavior(.fail(status: 500), for: "/oauth2/v3/certs")
+            let down = try await run(["idp", "google", "--client-id", s.googleClientID, "--jwks", standIn.googleJWKSURL, "--json", try standIn.idToken("google")])
+            #expect(down.status == 2)
+            #expect(down.errorCode == "provider_unavailable")
+        }
+    }
+
+    @Test
+    func apple() async throws {
+        try await withStandIn { standIn, _ in
+            let s = standIn.settings
+            let token = try standIn.idToken("apple", ["nonce": .string(AppleProviderTests.abcSHA256)])
+            let ok = try await run(["idp", "apple", "--client-id", s.appleClientID, "--nonce", "abc", "--jwks", standIn.appleJWKSURL, "--json", token])
+            #expect(ok.status == 0, "\(ok.stdout) \(ok.stderr)")
+            #expect(ok.identity?["email_verified"] == .bool(true))
+            #expect(ok.identity?["raw_claims"]?.objectValue?["real_user_status"] == .int(2))
+            let badNonce = try await run(["idp", "apple", "--client-id", s.appleClientID, "--nonce", "abd", "--jwks", standIn.appleJWKSURL, "--json", token])
+            #expect(badNonce.status == 1)
+            #expect(badNonce.errorCode == "invalid_nonce")
+
+            let keyFile = try tempFile(try standIn.appleClientSecretKey.pem(includePrivate: true))
+            let common = ["--client-id", s.appleClientID, "--team-id", s.appleTeamID, "--key-id", s.appleKeyID, "--private-key-file", keyFile,
+                          "--token-url", standIn.appleTokenURL, "--revoke-url", standIn.appleRevokeURL, "--jwks", standIn.appleJWKSURL, "--json"]
+            let code = try await run(["idp", "apple", "--code", "standin-apple-code"] + common)
+            #expect(code.status == 0, "\(code.stdout) \(code.stderr)")
+            #expect(code.json?["tokens"]?.objectValue?["refresh_token"] == "r.standin-apple-refresh")
+            let revoke = try await run(["idp", "apple", "--revoke", "r.standin-apple-refresh"] + common)
+            #expect(revoke.status == 0)
+            #expect(revoke.json == ["revoked": true])
+            #expect(standIn.revokedTokens == ["r.standin-apple-refresh"])
+        }
+    }
+
+    @Test
+    func facebook() async throws {
+        try await withStandIn { standIn, _ in
+            let s = standIn.settings
+            let secretFile = try tempFile(s.facebookAppSecret)
+            let args = ["idp", "facebook", "--app-id", s.facebookAppID, "--app-secret-file", secretFile, "--graph-url", standIn.graphURL, "--json"]
+            let ok = try await run(args + ["standin-facebook-user-token"])
+            #expect(ok.status == 0, "\(ok.stdout) \(ok.stderr)")
+            #expect(ok.identity?["subject"] == "10000000000000042")
+            #expect(ok.identity?["name"] == "Stand In")
+            let foreign = try await run(args + ["standin-foreign-app-token"])
+            #expect(foreign.status == 1)
+            #expect(foreign.errorCode == "foreign_app")
+            let limited = try await run(args + ["--limited-login", "--jwks", standIn.facebookJWKSURL, try standIn.idToken("facebook")])
+            #expect(limited.status == 0, "\(limited.stdout) \(limited.stderr)")
+            let wrongSecret = try await run(["idp", "facebook", "--app-id", s.facebookAppID, "--app-secret-file", try tempFile("nope"),
+                                             "--graph-url", standIn.graphURL, "--json", "standin-facebook-user-token"])
+            #expect(wrongSecret.status == 2)
+            #expect(wrongSecret.errorCode == "invalid_client")
+        }
+    }
+
+    @Test
+    func customJWT() async throws {
+        try await withStandIn { standIn, _ in
+            let s = standIn.settings
+            let ok = try await run(["idp", "jwt", "--jwks", standIn.customJWKSURL, "--iss", s.customIssuer, "--aud", s.customAudience,
+                                    "--map", "name=user_data.name", "--map", "email=user_data.email", "--require", "email", "--json",
+                                    try standIn.idToken("custom")])
+            #expect(ok.status == 0, "\(ok.stdout) \(ok.stderr)")
+            #expect(ok.identity?["name"] == "Stand In")
+            #expect(ok.identity?["email"] == "standin@example.com")
+            let missing = try await run(["idp", "jwt", "--jwks", standIn.customJWKSURL, "--iss", s.customIssuer, "--aud", s.customAudience,
+                                         "--require", "email", "--json", try standIn.idToken("custom")])
+            #expect(missing.status == 1)
+            #expect(missing.errorCode == "missing_claim")
+            let jwksFile = try tempFile(standIn.jwksJSON)
+            let fromFile = try await run(["idp", "jwt", "--jwks", jwksFile, "--iss", s.customIssuer, "--aud", s.customAudience, "--json",
+                                          try standIn.idToken("custom")])
+            #expect(fromFile.status == 0)
+            let badMap = try await run(["idp", "jwt", "--jwks", jwksFile, "--iss", s.customIssuer, "--aud", s.customAudience,
+                                        "--map", "nickname=x", "--json", try standIn.idToken("custom")])
+            #expect(badMap.status == 2)
+            #expect(badMap.errorCode == "invalid_input")
+        }
+    }
+}
