@@ -137,3 +137,10 @@ enum Outcome: CustomStringConvertible {
         }
     }
 }
+
+extension VJSON: ExpressibleByStringInterpolation, ExpressibleByDictionaryLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    init(stringLiteral value: String) { self = .string(value) }
+    init(dictionaryLiteral elements: (String, VJSON)...) { self = .object(Dictionary(uniqueKeysWithValues: elements)) }
+    init(integerLiteral value: Int) { self = .int(value) }
+    init(booleanLiteral value: Bool) { self = .bool(value) }
+}
