@@ -80,6 +80,19 @@ import Testing
         }
     }
 
+    /// The key owns a private copy of a secret: dropping the key (which cleanses its copy)
+    /// must leave the caller's bytes, and bytes exported earlier, untouched.
+    @Test func secretsAreNotAliased() throws {
+        let secret = [UInt8](repeating: 7, count: 32)
+        var exported: [UInt8] = []
+        do {
+            let key = try JWK(hmacSecret: secret)
+            exported = try key.keyMembers(includePrivate: true)[0].1
+        }
+        #expect(secret == [UInt8](repeating: 7, count: 32))
+        #expect(exported == secret)
+    }
+
     @Test func metadataKept() throws {
         let json = #"{"kty":"EC","kid":"a","use":"sig","alg":"ES256","key_ops":["verify"],"crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0","x5t":"abc"}"#
         let key = try JWK(json: json)

@@ -114,7 +114,10 @@ extension Array where Element == UInt8 {
         self = stride(from: 0, to: digits.count, by: 2).map { nibble(digits[$0]) << 4 | nibble(digits[$0 + 1]) }
     }
 
-    var hexString: String { map { String(format: "%02x", $0) }.joined() }
+    var hexString: String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
+    }
 }
 
 /// What a verification did: accepted, or the error that rejected it.
