@@ -3,7 +3,7 @@
 #   make test   installs what is missing and runs every test
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libssl-dev libjansson-dev pkg-config postgresql valgrind python3-pip
+APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind python3-pip
 BIN := .build/debug/tokentool
 
 .PHONY: deps demo test build
@@ -14,7 +14,8 @@ deps:
 	  echo "installing:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@python3 -c 'import joserfc' 2>/dev/null || python3 -m pip install -q --disable-pip-version-check joserfc
+	@python3 -c 'import joserfc' 2>/dev/null || python3 -m pip install -q --disable-pip-version-check joserfc \
+	  || python3 -m pip install -q --disable-pip-version-check --break-system-packages joserfc
 
 build: deps
 	$(SWIFT) build
