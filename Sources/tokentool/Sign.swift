@@ -9,7 +9,8 @@ struct Sign: AsyncParsableCommand {
         abstract: "Sign claims into a compact JWT.",
         discussion: """
             Claims come from --claims (a JSON object, - for standard input), then --set NAME=VALUE \
-            (VALUE is parsed as JSON when it parses, e.g. 42, true, ["a","b"]; otherwise it is a string). \
+            (VALUE is parsed as JSON when it parses, e.g. 42, true, ["a","b"]; otherwise it is a string; \
+            iss, sub and jti always stay strings). \
             iat is set to now unless present or --no-iat; --expires-in sets exp = now + DURATION.
             The algorithm defaults to the key's own (JWK alg), else RS256, ES256/384/512 by curve, EdDSA or HS256.
             Prints the token. Exit codes: 0 signed, 2 usage or configuration error (any error: no token is judged here).
@@ -65,7 +66,9 @@ struct Sign: AsyncParsableCommand {
                 }
                 let name = String(setting[..<eq]), raw = String(setting[setting.index(after: eq)...])
                 // A value that parses as JSON is that value (42, true, null, ["a"], "quoted"); anything else is a string.
-                claims[name] = (try? JSONValue(parsing: raw)) ?? .string(raw)
+                // iss, sub and jti are StringOrURI (RFC 7519 §4.1): `--set sub=42` means the string "42".
+                let parsed = (try? JSONValue(parsing: raw)) ?? .string(raw)
+                claims[name] = ["iss", "sub", "jti"].contains(name) && parsed.stringValue == nil ? .string(raw) : parsed
             }
             let nowSeconds = now ?? Int64(Date().timeIntervalSince1970.rounded(.down))
             if !noIssuedAt && claims["iat"] == nil { claims["iat"] = .int(nowSeconds) }
