@@ -41,7 +41,7 @@ struct Decode: AsyncParsableCommand {
                 out["verified"] = false
                 printJSON(.object(out))
             } else {
-                printHuman(decoded, now: clock(now: now).now().timeIntervalSince1970)
+                printHuman(decoded, now: tokenClock(now: now).now().timeIntervalSince1970)
             }
         }
     }

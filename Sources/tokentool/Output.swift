@@ -147,7 +147,7 @@ func readSingleKey(_ path: String) throws -> JWK {
 
 /// Reads an HMAC secret: the file's bytes exactly, except one trailing newline (`echo`/`openssl
 /// rand -hex` add one), which is dropped.
-func readSecretFile(_ path: String) throws -> JWK {
+func readHMACSecret(_ path: String) throws -> JWK {
     var bytes = try readFileBytes(path, limit: 64 * 1024)
     if bytes.last == 0x0A { bytes.removeLast(); if bytes.last == 0x0D { bytes.removeLast() } }
     do { return try JWK(hmacSecret: bytes) }
@@ -188,7 +188,7 @@ func parseDuration(_ text: String, flag: String) throws -> Int64 {
 }
 
 /// The clock for `--now` (Unix seconds), else the system clock.
-func clock(now: Int64?) -> TokenClock {
+func tokenClock(now: Int64?) -> TokenClock {
     now.map { TokenClock.fixed(unixSeconds: $0) } ?? .system
 }
 

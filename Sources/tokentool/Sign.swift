@@ -93,7 +93,7 @@ struct Sign: AsyncParsableCommand {
                 throw TokenError(.invalidKey, "\(path) holds a public key; signing needs the private key")
             }
             return key
-        case (nil, let path?): return try readSecretFile(path)
+        case (nil, let path?): return try readHMACSecret(path)
         }
     }
 }

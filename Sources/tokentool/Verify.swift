@@ -61,7 +61,7 @@ struct Verify: AsyncParsableCommand {
             let (set, sources) = try loadTrustedKeys()
             var options = VerifierOptions(
                 issuers: Set(issuers), audiences: Set(audiences), requiredClaims: Set(required),
-                type: type, leeway: TimeInterval(try parseDuration(leeway, flag: "--leeway")), clock: clock(now: now))
+                type: type, leeway: TimeInterval(try parseDuration(leeway, flag: "--leeway")), clock: tokenClock(now: now))
             if !algorithms.isEmpty { options.algorithms = Set(try algorithms.map(parseAlgorithmFlag)) }
             if jws {
                 let ignored = [("--iss", !issuers.isEmpty), ("--aud", !audiences.isEmpty), ("--require", !required.isEmpty),
@@ -124,7 +124,7 @@ struct Verify: AsyncParsableCommand {
             sources += contents.keys.map { KeyFromFile(key: $0.keyType == .oct ? $0 : $0.publicKey, source: path) }
         }
         if let secretFile {
-            sources.append(KeyFromFile(key: try readSecretFile(secretFile), source: secretFile))
+            sources.append(KeyFromFile(key: try readHMACSecret(secretFile), source: secretFile))
         }
         if sets.count == 1, sources.count == sets[0].keys.count, !sets[0].keys.contains(where: \.isPrivate) {
             return (sets[0], sources)
