@@ -5,7 +5,8 @@ import Testing
 /// Every example in README.md and docs/{tokens,keys,cli,errors}.md runs.
 ///
 /// Convention: a ```sh block is run by bash (`set -eo pipefail`, stderr merged into stdout), the
-/// blocks of one page in order, in one fresh directory, with the built tokentool on PATH. A ```text
+/// blocks of one page in order, in one fresh directory (a `cd` carries over to the next block), with
+/// the built tokentool on PATH. A ```text
 /// block that directly follows an ```sh block is its expected output: `…` inside a line matches any
 /// text, and a line holding only `…` matches any number of lines. Blocks marked ```bash (the
 /// README's set-up commands) and ```swift are not run here; the Swift example of docs/tokens.md is
@@ -85,7 +86,10 @@ import Testing
         let blocks = try Self.blocks(page)
         var ran = 0
         for (k, block) in blocks.enumerated() where block.language == "sh" {
-            let r = try CLI.sh("exec 2>&1\nset -eo pipefail\n" + block.text, in: s.url)
+            // A `cd` carries over to the next block, as in the reader's shell; mktemp stays inside the scratch directory.
+            let state = s.path(".docs-cwd")
+            let script = "exec 2>&1\n[ -f '\(state)' ] && cd \"$(cat '\(state)')\"\ntrap 'pwd > \"\(state)\"' EXIT\nset -eo pipefail\n" + block.text
+            let r = try CLI.sh(script, in: s.url, environment: ["TMPDIR": s.url.path])
             ran += 1
             #expect(r.status == 0, "\(page):\(block.line): example failed:\n\(block.text)\n\(r.stdout)")
             if k + 1 < blocks.count, blocks[k + 1].language == "text", blocks[k + 1].followsDirectly {

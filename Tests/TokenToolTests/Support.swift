@@ -30,11 +30,11 @@ enum CLI {
     }
 
     /// Runs a bash script (for openssl, python3 and the docs' examples), tokentool on the PATH.
-    static func sh(_ script: String, in dir: URL, stdin: String? = nil) throws -> Result {
-        try run("/bin/bash", ["-c", script], stdin: stdin, in: dir)
+    static func sh(_ script: String, in dir: URL, stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
+        try run("/bin/bash", ["-c", script], stdin: stdin, in: dir, environment: environment)
     }
 
-    static func run(_ executable: String, _ args: [String], stdin: String?, in dir: URL?) throws -> Result {
+    static func run(_ executable: String, _ args: [String], stdin: String?, in dir: URL?, environment: [String: String] = [:]) throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tt-io-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -55,6 +55,7 @@ enum CLI {
         var env = ProcessInfo.processInfo.environment
         env["PATH"] = binary.deletingLastPathComponent().path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
         env["TZ"] = "UTC"
+        env.merge(environment) { $1 }
         p.environment = env
         try p.run()
         p.waitUntilExit()
