@@ -26,6 +26,9 @@ struct Verify: AsyncParsableCommand {
     @Option(name: .customLong("secret-file"), help: ArgumentHelp("A file holding an HMAC secret (its bytes; one trailing newline is dropped).", valueName: "FILE"))
     var secretFile: String?
 
+    @Option(name: .customLong("kid"), help: ArgumentHelp("Give this kid to the --key/--secret-file keys that have none (PEM and secrets cannot carry one).", valueName: "KID"))
+    var keyID: String?
+
     @Option(name: .customLong("alg"), help: ArgumentHelp("Accept only these algorithms (repeatable; narrows what the keys allow).", valueName: "ALG"))
     var algorithms: [String] = []
 
@@ -75,25 +78,42 @@ struct Verify: AsyncParsableCommand {
             }
             let text = try readTokenArgument(token)
             let verifier = JWTVerifier(keys: set, options: options)
-            if jws {
-                let result = try verifier.verifySignature(text)
-                if json {
-                    printJSON(.object(["valid": true, "header": .object(result.header.members), "payload_b64": .string(result.payloadBase64URL),
-                                       "kid": result.keyID.map(JSONValue.string) ?? .null]))
-                } else {
-                    printSignatureOnly(result, key: usedKey(sources, keyID: result.keyID, algorithm: result.header.algorithm))
-                }
-            } else {
-                let result = try verifier.verify(text)
-                if json {
-                    printJSON(.object(["valid": true, "header": .object(result.header.members), "payload": .object(result.claims.object),
-                                       "kid": result.keyID.map(JSONValue.string) ?? .null]))
-                } else {
-                    printValid(result, key: usedKey(sources, keyID: result.keyID, algorithm: result.header.algorithm),
-                               now: options.clock.now().timeIntervalSince1970)
-                }
+            do {
+                try check(text, verifier, sources, options)
+            } catch let e as TokenError where e.code == .keyNotFound && keyID == nil {
+                throw hinted(e, token: text, sources: sources)
             }
         }
+    }
+
+    private func check(_ text: String, _ verifier: JWTVerifier, _ sources: [KeyFromFile], _ options: VerifierOptions) throws {
+        if jws {
+            let result = try verifier.verifySignature(text)
+            if json {
+                printJSON(.object(["valid": true, "header": .object(result.header.members), "payload_b64": .string(result.payloadBase64URL),
+                                   "kid": result.keyID.map(JSONValue.string) ?? .null]))
+            } else {
+                printSignatureOnly(result, key: usedKey(sources, keyID: result.keyID, algorithm: result.header.algorithm))
+            }
+        } else {
+            let result = try verifier.verify(text)
+            if json {
+                printJSON(.object(["valid": true, "header": .object(result.header.members), "payload": .object(result.claims.object),
+                                   "kid": result.keyID.map(JSONValue.string) ?? .null]))
+            } else {
+                printValid(result, key: usedKey(sources, keyID: result.keyID, algorithm: result.header.algorithm),
+                           now: options.clock.now().timeIntervalSince1970)
+            }
+        }
+    }
+
+    /// A token with a kid meets keys from PEM files or secrets, which cannot carry one: say how to pair them.
+    private func hinted(_ error: TokenError, token: String, sources: [KeyFromFile]) -> TokenError {
+        guard let kid = (try? UnverifiedToken(token))?.header.keyID,
+              let bare = sources.first(where: { $0.key.keyID == nil && !jwks.contains($0.source) })
+        else { return error }
+        let shown = kid.count > 64 ? String(kid.prefix(64)) + "…" : kid
+        return TokenError(error.code, "\(error.message); \(bare.source) has no kid: pass --kid \"\(shown)\" to use it for this token", claim: error.claim)
     }
 
     /// Every trusted key, as one set. A single JWKS file is used as read, so a token naming one
@@ -125,6 +145,11 @@ struct Verify: AsyncParsableCommand {
         }
         if let secretFile {
             sources.append(KeyFromFile(key: try readHMACSecret(secretFile), source: secretFile))
+        }
+        if let keyID {
+            for i in sources.indices where sources[i].key.keyID == nil && !jwks.contains(sources[i].source) {
+                sources[i].key.keyID = keyID
+            }
         }
         if sets.count == 1, sources.count == sets[0].keys.count, !sets[0].keys.contains(where: \.isPrivate) {
             return (sets[0], sources)

@@ -58,6 +58,11 @@ import Testing
         #expect(try CLI.tokentool(["decode"]).status == 2)
         #expect(try CLI.tokentool(["decode", "--bogus", RFC7515A1.token]).status == 2)
         #expect(try CLI.tokentool(["frobnicate"]).status == 2)
+        // --json promises one JSON object on stdout even for a usage error.
+        let usage = try CLI.tokentool(["verify", "--json", "--leeway"])
+        #expect(usage.status == 2)
+        #expect(usage.errorCode == "invalid_input", "\(usage)")
+        #expect(usage.stdout.split(separator: "\n").count == 1)
         let help = try CLI.tokentool(["decode", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("NOT verified"))

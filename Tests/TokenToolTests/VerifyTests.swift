@@ -118,6 +118,27 @@ import Testing
         #expect(r.errorCode == "key_not_found")
     }
 
+    @Test func kidlessKeysNeedAnExplicitKid() throws {
+        let s = try Scratch()
+        // An openssl key (PEM carries no kid) and a token whose header names one.
+        try s.sh("openssl genpkey -algorithm ed25519 -out key.pem && openssl pkey -in key.pem -pubout -out pub.pem")
+        let token = try s.tokentool("sign", "--key", "key.pem", "--kid", "2027-01", "--set", "sub=1").stdout.trimmingCharacters(in: .newlines)
+        let refused = try s.tokentool("verify", "--json", "--key", "pub.pem", token)
+        #expect(refused.status == 1)
+        #expect(refused.errorCode == "key_not_found")
+        #expect((refused.json?["error"] as? [String: Any])?["message"] as? String == #"no trusted key has kid "2027-01"; pub.pem has no kid: pass --kid "2027-01" to use it for this token"#)
+        let paired = try s.tokentool("verify", "--json", "--key", "pub.pem", "--kid", "2027-01", token)
+        #expect(paired.status == 0, "\(paired)")
+        #expect(paired.json?["kid"] as? String == "2027-01")
+        // --kid names one kid: a token naming another is still refused.
+        #expect(try s.tokentool("verify", "--key", "pub.pem", "--kid", "other", token).status == 1)
+        // A secret file, the same way.
+        try s.write("secret", String(repeating: "s", count: 32))
+        let hs = try s.tokentool("sign", "--secret-file", "secret", "--kid", "mac", "--set", "sub=1").stdout.trimmingCharacters(in: .newlines)
+        #expect(try s.tokentool("verify", "--secret-file", "secret", hs).status == 1)
+        #expect(try s.tokentool("verify", "--secret-file", "secret", "--kid", "mac", hs).status == 0)
+    }
+
     @Test func configurationErrorsExitTwo() throws {
         let s = try Scratch()
         try s.write("bad.json", #"{"keys": 5}"#)
