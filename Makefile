@@ -1,12 +1,16 @@
 # TokenTool: two entry points for a fresh Debian machine (see README):
-#   make demo   installs what is missing, builds, and runs the walkthrough
+#   make demo   installs what is missing, builds, and runs the walkthrough (scripts/demo.sh)
 #   make test   installs what is missing and runs every test
+# Run as root: missing packages are installed with apt-get. Swift itself is preinstalled at /opt/swift.
+# TOKENTOOL_CORE_ONLY=1 (in the environment) builds only JOSE and the token/key commands.
 SHELL := /bin/bash
+export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
-APT_PACKAGES := libssl-dev libjansson-dev pkg-config postgresql valgrind python3-pip
+# openssl (the command line) and python3 joserfc are the independent implementations the interop tests use.
+APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind python3-pip
 BIN := .build/debug/tokentool
 
-.PHONY: deps demo test build
+.PHONY: deps build demo test
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -14,7 +18,9 @@ deps:
 	  echo "installing:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@python3 -c 'import joserfc' 2>/dev/null || python3 -m pip install -q --disable-pip-version-check joserfc
+	@python3 -c 'import joserfc' 2>/dev/null || { echo "installing: joserfc (PyPI)"; \
+	  python3 -m pip install -q --disable-pip-version-check joserfc 2>/dev/null || \
+	  python3 -m pip install -q --disable-pip-version-check --break-system-packages joserfc; }
 
 build: deps
 	$(SWIFT) build

@@ -68,3 +68,148 @@ func writeFile(_ path: String, _ text: String, private isPrivate: Bool) throws {
     defer { try? handle.close() }
     handle.write(Data(text.utf8))
 }
+
+// MARK: - Errors of commands that judge no token
+
+/// Runs `body` for a command that rejects no token (`sign`, `keygen`, `jwk`, `jwks`): every
+/// TokenError there is a usage or configuration problem, so it prints `error: <code>: <message>`
+/// and exits 2 whatever its code (an `--alg` the key does not allow is still the caller's mistake).
+func configurationErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as TokenError {
+        printError("error: \(error.code.rawValue): \(error.message)")
+        throw ExitCode(2)
+    }
+}
+
+// MARK: - Key files
+
+/// A key and the file it came from, for messages.
+struct KeyFromFile {
+    var key: JWK
+    let source: String
+}
+
+/// What a key file held: one key, or a JWK Set (kept whole so its refused keys can be named).
+enum KeyFileContents {
+    case key(JWK)
+    case set(JWKSet)
+
+    var keys: [JWK] {
+        switch self {
+        case .key(let k): return [k]
+        case .set(let s): return s.keys
+        }
+    }
+}
+
+/// Reads a key file: PEM (SPKI, PKCS#1 RSA public key, X.509 certificate, PKCS#8 or traditional
+/// private key), DER, a JWK, or a JWK Set. Errors name the file and keep the library's code
+/// (`invalid_key` for a bad key, `invalid_input` for an unreadable file).
+func readKeyFile(_ path: String) throws -> KeyFileContents {
+    if path.hasPrefix("http://") || path.hasPrefix("https://") {
+        throw TokenError(.invalidInput, "\(path) is a URL; this command reads key files only. Save it first (curl -fsS -o jwks.json URL) and pass the file")
+    }
+    let bytes = try readFileBytes(path, limit: 1 << 20)
+    func named(_ e: TokenError) -> TokenError { TokenError(e.code, "\(path): \(e.message)", claim: e.claim) }
+    do {
+        guard let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else {
+            throw TokenError(.invalidKey, "the file is empty")
+        }
+        if first == UInt8(ascii: "{") {
+            let text = String(decoding: bytes, as: UTF8.self)
+            let value: JSONValue
+            do { value = try JSONValue(parsing: text, limits: JSONLimits(maxBytes: 1 << 20, maxDepth: 8, maxTopLevelMembers: 64)) }
+            catch let e as TokenError { throw TokenError(.invalidKey, "not a valid JWK or JWKS: \(e.message)") }
+            if value.objectValue?["keys"] != nil { return .set(try JWKSet(jsonBytes: bytes)) }
+            return .key(try JWK(json: text))
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        if text.contains("-----BEGIN ") { return .key(try JWK(pem: text)) }
+        return .key(try JWK(der: bytes))
+    } catch let e as TokenError {
+        throw named(e)
+    }
+}
+
+/// Reads a file that must hold exactly one key.
+func readSingleKey(_ path: String) throws -> JWK {
+    switch try readKeyFile(path) {
+    case .key(let k): return k
+    case .set(let s):
+        guard s.keys.count == 1, s.rejected.isEmpty else {
+            throw TokenError(.invalidInput, "\(path) is a JWK Set with \(s.keys.count + s.rejected.count) keys; give a file with one key")
+        }
+        return s.keys[0]
+    }
+}
+
+/// Reads an HMAC secret: the file's bytes exactly, except one trailing newline (`echo`/`openssl
+/// rand -hex` add one), which is dropped.
+func readHMACSecret(_ path: String) throws -> JWK {
+    var bytes = try readFileBytes(path, limit: 64 * 1024)
+    if bytes.last == 0x0A { bytes.removeLast(); if bytes.last == 0x0D { bytes.removeLast() } }
+    do { return try JWK(hmacSecret: bytes) }
+    catch let e as TokenError { throw TokenError(e.code, "\(path): \(e.message)") }
+}
+
+/// Warns on stderr about keys a JWK Set refused (they stay unusable; stdout is untouched).
+func warnAboutRefusedKeys(_ set: JWKSet, in path: String) {
+    for (kid, error) in set.rejected {
+        printError("warning: \(path): key \(kid.map { "\"\($0)\"" } ?? "without kid") refused: \(error.message)")
+    }
+}
+
+// MARK: - Flag values
+
+/// Parses an `--alg` value. A bad value is the caller's mistake (exit 2), not a rejected token.
+func parseAlgorithmFlag(_ name: String) throws -> JWSAlgorithm {
+    do { return try JWSAlgorithm.parse(name) }
+    catch let e as TokenError { throw TokenError(.invalidInput, "--alg: \(e.message)") }
+}
+
+/// Parses a duration: `90` or `90s`, `30m`, `1h`, `2d`, `1w`, or a sum such as `1h30m`.
+/// - Throws: `invalid_input` naming the flag.
+func parseDuration(_ text: String, flag: String) throws -> Int64 {
+    let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
+    let bad = TokenError(.invalidInput, "\(flag) \"\(text.prefix(32))\" is not a duration; expected e.g. 90s, 30m, 1h, 2d or 1h30m")
+    if let plain = Int64(text), plain >= 0 { return plain }
+    var total: Int64 = 0
+    var digits = ""
+    for c in text {
+        if c.isASCII && c.isNumber { digits.append(c); continue }
+        guard let unit = units[c], let n = Int64(digits), digits.count <= 9 else { throw bad }
+        total += n * unit
+        digits = ""
+    }
+    guard digits.isEmpty, !text.isEmpty else { throw bad }
+    return total
+}
+
+/// The clock for `--now` (Unix seconds), else the system clock.
+func tokenClock(now: Int64?) -> TokenClock {
+    now.map { TokenClock.fixed(unixSeconds: $0) } ?? .system
+}
+
+// MARK: - Human output
+
+/// One line about a NumericDate claim: `2026-11-22T03:12:00Z  expires in 29m`.
+func describeTime(claim: String, value: JSONValue, now: Double) -> String {
+    guard let seconds = value.numberValue else { return "\(value.jsonString)  (not a NumericDate: a \(value.typeName))" }
+    let date = UTCTime.format(seconds)
+    let rel = UTCTime.relative(seconds, now: now)
+    switch claim {
+    case "exp": return "\(date)  " + (seconds <= now ? "expired \(rel)" : "expires \(rel)")
+    case "nbf": return "\(date)  " + (seconds <= now ? "valid since \(rel)" : "not valid yet: valid \(rel)")
+    case "iat": return "\(date)  " + (seconds <= now ? "issued \(rel)" : "issued in the future (\(rel))")
+    default: return "\(date)  \(rel)"
+    }
+}
+
+/// A claim value on one line: strings bare, everything else as compact JSON.
+func describeValue(_ value: JSONValue) -> String {
+    if let s = value.stringValue { return s }
+    if let a = value.arrayValue, a.allSatisfy({ $0.stringValue != nil }) { return a.compactMap(\.stringValue).joined(separator: ", ") }
+    return value.jsonString
+}

@@ -36,6 +36,12 @@ struct TokenTool: AsyncParsableCommand {
         } catch {
             if exitCode(for: error) == .success { exit(withError: error) }  // --help, --version
             printError(fullMessage(for: error))
+            // `--json` promises one JSON object on stdout, usage errors included.
+            if CommandLine.arguments.dropFirst().contains("--json") {
+                var message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "usage error"
+                if message.lowercased().hasPrefix("error: ") { message = String(message.dropFirst(7)) }
+                printJSON(failureJSON(TokenError(.invalidInput, message.prefix(1).lowercased() + message.dropFirst())))
+            }
             exit(withError: ExitCode(2))
         }
     }

@@ -236,26 +236,40 @@ final class EVPBuilder {
     func bignum(_ name: String, _ bytes: [UInt8]) throws {
         guard let bn = BN_bin2bn(bytes, Int32(bytes.count), nil) else { throw OpenSSLError.fail(.internalError, "BN_bin2bn") }
         bignums.append(bn)
-        guard OSSL_PARAM_BLD_push_BN(bld, name, bn) == 1 else { throw OpenSSLError.fail(.internalError, "OSSL_PARAM_BLD_push_BN") }
+        guard OSSL_PARAM_BLD_push_BN(bld, keep(name), bn) == 1 else { throw OpenSSLError.fail(.internalError, "OSSL_PARAM_BLD_push_BN") }
     }
 
     func octets(_ name: String, _ bytes: [UInt8]) {
         let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
         buf.copyBytes(from: bytes)
         buffers.append(buf)
-        OSSL_PARAM_BLD_push_octet_string(bld, name, buf.baseAddress, bytes.count)
+        OSSL_PARAM_BLD_push_octet_string(bld, keep(name), buf.baseAddress, bytes.count)
     }
 
     func utf8(_ name: String, _ value: String) {
         let s = strdup(value)!
         strings.append(s)
-        OSSL_PARAM_BLD_push_utf8_string(bld, name, s, 0)
+        OSSL_PARAM_BLD_push_utf8_string(bld, keep(name), s, 0)
+    }
+
+    /// OSSL_PARAM_BLD (and the OSSL_PARAM array it makes) keeps the *pointer* to each
+    /// parameter name, not a copy: a Swift String bridged for one call would dangle. Names are
+    /// copied here and live as long as the builder.
+    private func keep(_ name: String) -> UnsafeMutablePointer<CChar> {
+        let s = strdup(name)!
+        strings.append(s)
+        return s
     }
 
     static func build(type: String, private isPrivate: Bool, _ fill: (EVPBuilder) throws -> Void) throws -> EVPKey {
         ERR_clear_error()
         let b = try EVPBuilder()
         try fill(b)
+        // The params point at names the builder owns: keep it alive until fromdata is done.
+        return try withExtendedLifetime(b) { try fromData(b, type: type, private: isPrivate) }
+    }
+
+    private static func fromData(_ b: EVPBuilder, type: String, private isPrivate: Bool) throws -> EVPKey {
         guard let params = OSSL_PARAM_BLD_to_param(b.bld) else { throw OpenSSLError.fail(.internalError, "OSSL_PARAM_BLD_to_param") }
         defer { OSSL_PARAM_free(params) }
         guard let ctx = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { throw OpenSSLError.fail(.internalError, "EVP_PKEY_CTX_new_from_name") }

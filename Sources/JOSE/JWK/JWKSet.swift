@@ -81,8 +81,10 @@ public struct JWKSet: Sendable {
                 }
                 throw TokenError(.keyNotFound, "no trusted key has kid \"\(shown)\"")
             }
-            if matches.count > 1 {
-                throw TokenError(.keyNotFound, "kid \"\(shown)\" matches \(matches.count) keys; refusing an ambiguous choice")
+            // A key refused on load still shares the kid: the set is ambiguous, whichever key survived.
+            let sharing = matches.count + rejected.filter { $0.keyID == keyID }.count
+            if sharing > 1 {
+                throw TokenError(.keyNotFound, "kid \"\(shown)\" matches \(sharing) keys in the set; refusing an ambiguous choice")
             }
             return matches
         }

@@ -5,14 +5,19 @@ internal import COpenSSL
 /// computed once per key, not once per token; templates are never mutated after init, so
 /// concurrent use is safe. The secret is cleansed and the contexts freed in `deinit`.
 final class HMACKey: @unchecked Sendable {
-    let secret: [UInt8]
+    /// Our own buffer (never shared with a caller's array), so `deinit` can cleanse it.
+    private let storage: [UInt8]
+    /// A copy of the secret: handing out `storage` itself would share its buffer, which
+    /// `deinit` zeroes.
+    var secret: [UInt8] { storage.withUnsafeBufferPointer { Array($0) } }
     /// Indexed by hs256, hs384, hs512.
     private var templates: [OpaquePointer?] = [nil, nil, nil]
 
     /// `allowShort` keys HS256 whatever the length (for one-shot HMACs outside JWS, such as
     /// Facebook's appsecret_proof); JWS keys go through ``JWK``'s length checks first.
     init(secret: [UInt8], allowShort: Bool = false) throws {
-        self.secret = secret
+        // Array(secret) would share the caller's buffer; copying through a pointer makes a new one.
+        self.storage = secret.withUnsafeBufferPointer { Array($0) }
         for (i, alg) in [JWSAlgorithm.hs256, .hs384, .hs512].enumerated() where secret.count >= alg.hashLength || (allowShort && i == 0) {
             templates[i] = try Self.makeTemplate(secret, digestName: alg.digestName)
         }
@@ -20,7 +25,7 @@ final class HMACKey: @unchecked Sendable {
 
     deinit {
         for t in templates { if let t { EVP_MAC_CTX_free(t) } }
-        secret.withUnsafeBytes { raw in OPENSSL_cleanse(UnsafeMutableRawPointer(mutating: raw.baseAddress), raw.count) }
+        storage.withUnsafeBytes { raw in OPENSSL_cleanse(UnsafeMutableRawPointer(mutating: raw.baseAddress), raw.count) }
     }
 
     private static func makeTemplate(_ secret: [UInt8], digestName: String) throws -> OpaquePointer {

@@ -202,7 +202,9 @@ enum PEM {
         var blocks: [Block] = []
         var label: String? = nil
         var body = ""
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character in Swift, so splitting on "\n" alone would not split CRLF text.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        for (number, rawLine) in lines.enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
             if let current = label {
                 if line == "-----END \(current)-----" {
