@@ -209,7 +209,10 @@ public final class ProviderStandIn: @unchecked Sendable {
     /// An id_token with the provider's default claims, `overrides` applied (`.null` removes a claim).
     public func idToken(_ provider: String, _ overrides: ClaimSet = ClaimSet(), keyID: String? = nil) throws -> String {
         var claims = defaultClaims(provider)
-        for (k, v) in overrides.object { claims[k] = v == .null ? nil : v }
+        for (k, v) in overrides.object {
+            // JSONValue is ExpressibleByNilLiteral, so a bare `nil` here would store JSON null.
+            claims.object[k] = v == .null ? JSONValue?.none : v
+        }
         return try sign(claims, keyID: keyID)
     }
 

@@ -117,7 +117,8 @@ public struct FacebookProvider: Sendable {
         let claims = try await check.verify(token)
         try OIDCCheck.checkNonce(claims, expected: nonce)
         var values = IdentityField.oidcValues(claims.object)
-        values[.emailVerified] = configuration.treatEmailAsVerified && claims["email"] != nil ? .bool(true) : nil
+        values[.emailVerified] = nil
+        if configuration.treatEmailAsVerified, claims["email"] != nil { values[.emailVerified] = .bool(true) }
         return try Identity.normalized(provider: "facebook", values: values, claimNames: IdentityField.oidcNames, rawClaims: claims.object)
     }
 
