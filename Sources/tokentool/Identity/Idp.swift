@@ -70,7 +70,7 @@ func printIdentity(_ identity: Identity, exchange: CodeExchangeResult? = nil, js
         if exchange.refreshToken != nil { print("  refresh_token: (returned; use --json to see it)") }
     }
     print("raw claims:")
-    print(JSONValue.object(identity.rawClaims).prettyString(indent: 1))
+    print(JSONValue.object(identity.rawClaims).prettyString())
 }
 
 func keySource(_ jwks: String, transport: any HTTPTransport, clock: TokenClock, timeout: Double) throws -> KeySource {
