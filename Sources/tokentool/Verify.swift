@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import JOSE
+#if TOKENTOOL_FULL
+import Identity
+#endif
 
 /// `tokentool verify`: checks a token's signature against trusted keys, then its claims.
 struct Verify: AsyncParsableCommand {
@@ -61,7 +64,7 @@ struct Verify: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: json) {
-            let (set, sources) = try loadTrustedKeys()
+            let (set, sources) = try await loadTrustedKeys()
             var options = VerifierOptions(
                 issuers: Set(issuers), audiences: Set(audiences), requiredClaims: Set(required),
                 type: type, leeway: TimeInterval(try parseDuration(leeway, flag: "--leeway")), clock: tokenClock(now: now))
@@ -118,7 +121,7 @@ struct Verify: AsyncParsableCommand {
 
     /// Every trusted key, as one set. A single JWKS file is used as read, so a token naming one
     /// of its refused keys hears why that key was refused.
-    private func loadTrustedKeys() throws -> (JWKSet, [KeyFromFile]) {
+    private func loadTrustedKeys() async throws -> (JWKSet, [KeyFromFile]) {
         if jwks.isEmpty && keys.isEmpty && secretFile == nil {
             throw TokenError(.invalidInput, "no trusted key: give --key FILE, --jwks FILE or --secret-file FILE")
         }
@@ -126,7 +129,11 @@ struct Verify: AsyncParsableCommand {
         var sets: [JWKSet] = []
         for path in jwks {
             if path.hasPrefix("http://") || path.hasPrefix("https://") {
-                throw TokenError(.invalidInput, "--jwks \(path): verify reads JWKS files, not URLs; save it first (curl -fsS -o jwks.json URL) and pass --jwks jwks.json")
+                let s = try await fetchJWKS(path)
+                warnAboutRefusedKeys(s, in: path)
+                sets.append(s)
+                sources += s.keys.map { KeyFromFile(key: $0, source: path) }
+                continue
             }
             switch try readKeyFile(path) {
             case .set(let s):
@@ -159,6 +166,16 @@ struct Verify: AsyncParsableCommand {
         } catch let e as TokenError {
             throw TokenError(e.code, "the trusted keys: \(e.message)")
         }
+    }
+
+    /// A JWKS from a URL, through the Identity module's fetcher (https, or http on loopback only;
+    /// size and time bounded). The core-only build has no HTTP client.
+    private func fetchJWKS(_ url: String) async throws -> JWKSet {
+        #if TOKENTOOL_FULL
+        return try await withTransport { transport in try await RemoteJWKS(url: url, transport: transport).keys() }
+        #else
+        throw TokenError(.invalidInput, "--jwks \(url): this build has no HTTP client (TOKENTOOL_CORE_ONLY); save it first (curl -fsS -o jwks.json URL) and pass --jwks jwks.json")
+        #endif
     }
 
     /// The key that verified, as far as it can be told: by kid, else the only key allowing the algorithm.

@@ -90,6 +90,23 @@ final class DataBox: @unchecked Sendable { var data = Data() }
         }
     }
 
+    /// `tokentool verify --jwks URL` fetches the set through the Identity module (CLI.md: --jwks FILE|URL).
+    @Test
+    func verifyWithJWKSURL() async throws {
+        try await withStandIn { standIn, _ in
+            let token = try standIn.idToken("google")
+            let ok = try await run(["verify", "--jwks", standIn.googleJWKSURL, "--json", token])
+            #expect(ok.status == 0, "\(ok.stdout) \(ok.stderr)")
+            #expect(ok.json?["valid"] == .bool(true))
+            #expect(ok.json?["payload"]?.objectValue?["sub"] == "110000000000000000001")
+
+            standIn.setBehavior(.fail(status: 500), for: "/oauth2/v3/certs")
+            let down = try await run(["verify", "--jwks", standIn.googleJWKSURL, "--json", token])
+            #expect(down.status == 2)
+            #expect(down.errorCode == "provider_unavailable")
+        }
+    }
+
     @Test
     func apple() async throws {
         try await withStandIn { standIn, _ in
