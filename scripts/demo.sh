@@ -71,6 +71,28 @@ section_rejected() {
     run 'tokentool verify --key missing.pem - < token.jwt'
 }
 
-SECTIONS=(keygen sign decode verify rejected)
+section_identity() {
+    heading "6. A Google sign-in becomes one normalized identity (against the stand-in provider on 127.0.0.1)"
+    local standin="$(dirname "$BIN")/provider-standin"
+    if [ ! -x "$standin" ]; then echo "(skipped: $standin is not built; run 'make demo')"; return 0; fi
+    "$standin" --port 0 > standin.json &
+    STANDIN_PID=$!
+    trap 'kill $STANDIN_PID 2>/dev/null; rm -rf "$WORK"' EXIT
+    for _ in $(seq 50); do [ -s standin.json ] && break; sleep 0.1; done
+    local base client jwks
+    base=$(python3 -c 'import json,sys; print(json.load(open("standin.json"))["base_url"])')
+    client=$(python3 -c 'import json,sys; print(json.load(open("standin.json"))["google"]["client_id"])')
+    jwks=$(python3 -c 'import json,sys; print(json.load(open("standin.json"))["google"]["jwks"])')
+    python3 -c 'import urllib.request,sys; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
+        "$base/_standin/token/google?email=jane.doe@example.com&name=Jane%20Doe&given_name=Jane&family_name=Doe" > google.jwt
+    echo "The stand-in speaks Google's protocol: a JWKS at $jwks and id_tokens for client $client."
+    run "tokentool idp google --client-id $client --jwks $jwks - < google.jwt"
+    echo
+    echo "The same token for another app's client id is refused:"
+    run "tokentool idp google --client-id other-app.apps.googleusercontent.com --jwks $jwks - < google.jwt"
+    kill $STANDIN_PID 2>/dev/null || true
+}
+
+SECTIONS=(keygen sign decode verify rejected identity)
 for s in "${SECTIONS[@]}"; do "section_$s"; done
 printf '\n%sDone.%s Exit codes: 0 valid, 1 rejected, 2 usage or configuration error. See docs/cli.md.\n' "$BOLD" "$RESET"
