@@ -1,12 +1,11 @@
 import Foundation
-internal import CJansson
 
-/// Decodes a `Decodable` claims type straight from the jansson tree: no second parse through
+/// Decodes a `Decodable` claims type straight from the parsed token (``JSONTape``): no second parse through
 /// Foundation's JSON. `Date` reads a NumericDate (seconds since 1970); `URL` reads a string.
 struct ClaimsDecoder {
-    static func decode<T: Decodable>(_ type: T.Type, from doc: JSONDocument) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from doc: JSONTape) throws -> T {
         do {
-            return try JanssonDecoding(node: doc.root, path: [], owner: doc).decodeValue(T.self)
+            return try TapeDecoding(node: JSONTape.root, path: [], owner: doc).decodeValue(T.self)
         } catch let e as DecodingError {
             let (path, reason): ([CodingKey], String)
             switch e {
@@ -26,62 +25,61 @@ struct ClaimsDecoder {
     }
 }
 
-private struct JanssonDecoding: Decoder, SingleValueDecodingContainer {
-    let node: UnsafeMutablePointer<json_t>
+private struct TapeDecoding: Decoder, SingleValueDecodingContainer {
+    let node: Int
     let codingPath: [CodingKey]
-    let owner: JSONDocument
+    let owner: JSONTape
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(node: UnsafeMutablePointer<json_t>, path: [CodingKey], owner: JSONDocument) {
+    init(node: Int, path: [CodingKey], owner: JSONTape) {
         self.node = node
         self.codingPath = path
         self.owner = owner
     }
 
-    var type: UInt32 { UInt32(JSONDocument.type(node)) }
-    var typeName: String { JSONDocument.value(node).typeName }
+    var type: JSONTape.Kind { owner.kind(node) }
+    var typeName: String { owner.value(node).typeName }
 
     func mismatch<T>(_ t: T.Type) -> DecodingError {
         .typeMismatch(t, .init(codingPath: codingPath, debugDescription: "expected \(t), found a \(typeName)"))
     }
 
     func container<Key: CodingKey>(keyedBy: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard type == JSON_OBJECT.rawValue else { throw mismatch([String: Any].self) }
+        guard type == .object else { throw mismatch([String: Any].self) }
         return KeyedDecodingContainer(Keyed<Key>(node: node, codingPath: codingPath, owner: owner))
     }
     func unkeyedContainer() throws -> UnkeyedDecodingContainer {
-        guard type == JSON_ARRAY.rawValue else { throw mismatch([Any].self) }
+        guard type == .array else { throw mismatch([Any].self) }
         return Unkeyed(node: node, codingPath: codingPath, owner: owner)
     }
     func singleValueContainer() throws -> SingleValueDecodingContainer { self }
 
-    func decodeNil() -> Bool { type == JSON_NULL.rawValue }
+    func decodeNil() -> Bool { type == .null }
     func decode(_: Bool.Type) throws -> Bool {
         switch type {
-        case JSON_TRUE.rawValue: return true
-        case JSON_FALSE.rawValue: return false
+        case .true: return true
+        case .false: return false
         default: throw mismatch(Bool.self)
         }
     }
     func decode(_: String.Type) throws -> String {
-        guard let s = JSONDocument.string(node) else { throw mismatch(String.self) }
+        guard let s = owner.string(node) else { throw mismatch(String.self) }
         return s
     }
     func decode(_: Double.Type) throws -> Double {
         switch type {
-        case JSON_REAL.rawValue: return json_real_value(node)
-        case JSON_INTEGER.rawValue: return Double(json_integer_value(node))
+        case .int, .double: return owner.double(node)!
         default: throw mismatch(Double.self)
         }
     }
     func decode(_: Float.Type) throws -> Float { Float(try decode(Double.self)) }
     func integer<T: FixedWidthInteger>(_ t: T.Type) throws -> T {
-        guard type == JSON_INTEGER.rawValue else {
-            if type == JSON_REAL.rawValue, let v = T(exactly: json_real_value(node)) { return v }
+        guard let i = owner.int(node) else {
+            if type == .double, let v = T(exactly: owner.double(node)!) { return v }
             throw mismatch(t)
         }
-        guard let v = T(exactly: Int64(json_integer_value(node))) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "\(json_integer_value(node)) does not fit \(t)"))
+        guard let v = T(exactly: i) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "\(i) does not fit \(t)"))
         }
         return v
     }
@@ -99,7 +97,7 @@ private struct JanssonDecoding: Decoder, SingleValueDecodingContainer {
 
     func decodeValue<T: Decodable>(_ t: T.Type) throws -> T {
         if t == Date.self {
-            guard type == JSON_INTEGER.rawValue || type == JSON_REAL.rawValue else {
+            guard type == .int || type == .double else {
                 throw DecodingError.typeMismatch(Date.self, .init(codingPath: codingPath, debugDescription: "expected a NumericDate (seconds since 1970), found a \(typeName)"))
             }
             return Date(timeIntervalSince1970: try decode(Double.self)) as! T
@@ -109,35 +107,29 @@ private struct JanssonDecoding: Decoder, SingleValueDecodingContainer {
             guard let url = URL(string: s) else { throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "not a URL")) }
             return url as! T
         }
-        if t == JSONValue.self { return JSONDocument.value(node) as! T }
+        if t == JSONValue.self { return owner.value(node) as! T }
         return try T(from: self)
     }
 }
 
 private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let node: UnsafeMutablePointer<json_t>
+    let node: Int
     let codingPath: [CodingKey]
-    let owner: JSONDocument
+    let owner: JSONTape
 
     var allKeys: [Key] {
-        var keys: [Key] = []
-        var iter = json_object_iter(node)
-        while let it = iter {
-            if let k = Key(stringValue: String(cString: ctk_json_object_iter_key(it))) { keys.append(k) }
-            iter = json_object_iter_next(node, it)
-        }
-        return keys
+        owner.members(node).compactMap { Key(stringValue: owner.string($0.key)!) }
     }
-    func contains(_ key: Key) -> Bool { json_object_get(node, key.stringValue) != nil }
-    func child(_ key: Key) throws -> JanssonDecoding {
-        guard let c = json_object_get(node, key.stringValue) else {
+    func contains(_ key: Key) -> Bool { owner.member(key.stringValue, in: node) != nil }
+    func child(_ key: Key) throws -> TapeDecoding {
+        guard let c = owner.member(key.stringValue, in: node) else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "missing"))
         }
-        return JanssonDecoding(node: c, path: codingPath + [key], owner: owner)
+        return TapeDecoding(node: c, path: codingPath + [key], owner: owner)
     }
     func decodeNil(forKey key: Key) throws -> Bool {
-        guard let c = json_object_get(node, key.stringValue) else { return true }
-        return JSONDocument.type(c) == Int32(JSON_NULL.rawValue)
+        guard let c = owner.member(key.stringValue, in: node) else { return true }
+        return owner.kind(c) == .null
     }
     func decode(_: Bool.Type, forKey key: Key) throws -> Bool { try child(key).decode(Bool.self) }
     func decode(_: String.Type, forKey key: Key) throws -> String { try child(key).decode(String.self) }
@@ -158,7 +150,7 @@ private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try child(key).container(keyedBy: NestedKey.self)
     }
     func nestedUnkeyedContainer(forKey key: Key) throws -> UnkeyedDecodingContainer { try child(key).unkeyedContainer() }
-    func superDecoder() throws -> Decoder { JanssonDecoding(node: node, path: codingPath, owner: owner) }
+    func superDecoder() throws -> Decoder { TapeDecoding(node: node, path: codingPath, owner: owner) }
     func superDecoder(forKey key: Key) throws -> Decoder { try child(key) }
 }
 
@@ -171,30 +163,34 @@ private struct IndexKey: CodingKey {
 }
 
 private struct Unkeyed: UnkeyedDecodingContainer {
-    let node: UnsafeMutablePointer<json_t>
+    let node: Int
     let codingPath: [CodingKey]
-    let owner: JSONDocument
+    let owner: JSONTape
     var currentIndex = 0
-    var count: Int? { json_array_size(node) }
-    var isAtEnd: Bool { currentIndex >= json_array_size(node) }
+    /// Node of the element at `currentIndex`.
+    var position: Int
+    var count: Int? { owner.count(node) }
+    var isAtEnd: Bool { currentIndex >= owner.count(node) }
 
-    init(node: UnsafeMutablePointer<json_t>, codingPath: [CodingKey], owner: JSONDocument) {
+    init(node: Int, codingPath: [CodingKey], owner: JSONTape) {
         self.node = node
         self.codingPath = codingPath
         self.owner = owner
+        self.position = node + 1
     }
 
-    mutating func next() throws -> JanssonDecoding {
+    mutating func next() throws -> TapeDecoding {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(Any.self, .init(codingPath: codingPath, debugDescription: "array has no element \(currentIndex)"))
         }
-        let d = JanssonDecoding(node: json_array_get(node, currentIndex), path: codingPath + [IndexKey(currentIndex)], owner: owner)
+        let d = TapeDecoding(node: position, path: codingPath + [IndexKey(currentIndex)], owner: owner)
         currentIndex += 1
+        position = owner.next(position)
         return d
     }
     mutating func decodeNil() throws -> Bool {
         guard !isAtEnd else { return false }
-        if JSONDocument.type(json_array_get(node, currentIndex)) == Int32(JSON_NULL.rawValue) { currentIndex += 1; return true }
+        if owner.kind(position) == .null { currentIndex += 1; position = owner.next(position); return true }
         return false
     }
     mutating func decode<T: Decodable>(_ t: T.Type) throws -> T { try next().decodeValue(t) }
