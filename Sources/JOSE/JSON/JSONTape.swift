@@ -73,26 +73,14 @@ final class JSONTape: @unchecked Sendable {
     }
 
     func member(_ name: UnsafeBufferPointer<UInt8>, in object: Int) -> Int? {
-        let print = Self.fingerprint(name)
-        return nodes.withUnsafeBufferPointer { n -> Int? in
-            let node = n[object]
-            guard node.kind == .object else { return nil }
-            var k = object + 1
-            for _ in 0..<node.count {
-                let key = n[k]
-                if key.escaped ? keyEquals(k, name) : (key.bits == print && keyEquals(k, name)) { return k + 1 }
-                k = Int(n[k + 1].next)
-            }
-            return nil
+        let node = nodes[object]
+        guard node.kind == .object else { return nil }
+        var k = object + 1
+        for _ in 0..<node.count {
+            if keyEquals(k, name) { return k + 1 }
+            k = Int(nodes[k + 1].next)
         }
-    }
-
-    /// Length and first seven bytes of a member name: unequal fingerprints mean unequal names.
-    /// Stored in `bits` of unescaped key nodes.
-    static func fingerprint(_ name: UnsafeBufferPointer<UInt8>) -> Int64 {
-        var v = UInt64(truncatingIfNeeded: name.count) << 56
-        for i in 0..<min(name.count, 7) { v |= UInt64(name[i]) << (8 * UInt64(i)) }
-        return Int64(bitPattern: v)
+        return nil
     }
 
     /// The members of the object at `object`: (key node, value node) pairs.
@@ -354,7 +342,6 @@ private struct Parser {
         append(.object)
         p += 1
         var count: Int32 = 0
-        var seen: Set<[UInt8]>? = nil
         skipSpace()
         if p < end && p.pointee == UInt8(ascii: "}") {
             p += 1
@@ -366,23 +353,7 @@ private struct Parser {
             guard p < end, p.pointee == UInt8(ascii: "\"") else { return syntax(p < end ? "string or '}' expected" : "unexpected end of file") }
             let keyIndex = nodes.count
             if let failure = parseString() { return failure }
-            if !nodes[keyIndex].escaped {
-                nodes[keyIndex].bits = JSONTape.fingerprint(UnsafeBufferPointer(start: start + Int(nodes[keyIndex].start),
-                                                                                 count: Int(nodes[keyIndex].end - nodes[keyIndex].start)))
-            }
-            if count >= 32 {
-                // Large objects: a set of the (unescaped) names instead of comparing with each earlier one.
-                if seen == nil {
-                    var names = Set<[UInt8]>()
-                    var k = index + 1
-                    for _ in 0..<count { names.insert(unescaped(nodes[k])); k = Int(nodes[k + 1].next) }
-                    seen = names
-                }
-                if !seen!.insert(unescaped(nodes[keyIndex])).inserted {
-                    let shown = String(decoding: unescaped(nodes[keyIndex]).prefix(64), as: UTF8.self)
-                    return .syntax("duplicate object key '\(shown)'", offset: Int(nodes[keyIndex].end))
-                }
-            } else if let failure = checkDuplicate(object: index, key: keyIndex, count: Int(count)) { return failure }
+            if let failure = checkDuplicate(object: index, key: keyIndex, count: Int(count)) { return failure }
             skipSpace()
             guard p < end, p.pointee == UInt8(ascii: ":") else { return syntax("':' expected") }
             p += 1
@@ -403,30 +374,26 @@ private struct Parser {
     /// Compares the new key with the earlier keys of the same object (after unescaping).
     mutating func checkDuplicate(object: Int, key: Int, count: Int) -> Failure? {
         guard count > 0 else { return nil }
+        let new = nodes[key]
+        let newLength = new.end - new.start
         let base = start
-        return nodes.withUnsafeBufferPointer { n -> Failure? in
-            let new = n[key]
-            let newLength = Int(new.end - new.start)
-            var k = object + 1
-            for _ in 0..<count {
-                let old = n[k]
-                let same: Bool
-                if !old.escaped && !new.escaped {
-                    // Fingerprints (length and first bytes) differ for almost every pair.
-                    same = old.bits == new.bits
-                        && Int(old.end - old.start) == newLength
-                        && (newLength == 0 || memcmp(base + Int(old.start), base + Int(new.start), newLength) == 0)
-                } else {
-                    same = unescaped(old) == unescaped(new)
-                }
-                if same {
-                    let shown = String(decoding: unescaped(new).prefix(64), as: UTF8.self)
-                    return .syntax("duplicate object key '\(shown)'", offset: Int(new.end))
-                }
-                k = Int(n[k + 1].next)
+        var k = object + 1
+        for _ in 0..<count {
+            let old = nodes[k]
+            let same: Bool
+            if !old.escaped && !new.escaped {
+                same = old.end - old.start == newLength
+                    && (newLength == 0 || memcmp(base + Int(old.start), base + Int(new.start), Int(newLength)) == 0)
+            } else {
+                same = unescaped(old) == unescaped(new)
             }
-            return nil
+            if same {
+                let shown = String(decoding: unescaped(new).prefix(64), as: UTF8.self)
+                return .syntax("duplicate object key '\(shown)'", offset: Int(new.end))
+            }
+            k = Int(nodes[k + 1].next)
         }
+        return nil
     }
 
     func unescaped(_ node: JSONTape.Node) -> [UInt8] {
@@ -475,15 +442,6 @@ private struct Parser {
         let contentStart = p - start
         var escaped = false
         while true {
-            // Eight plain ASCII bytes at a time: no quote, backslash, control character or byte >= 0x80.
-            while end - p >= 8 {
-                let x = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
-                let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
-                let quote = x ^ (ones &* 0x22), backslash = x ^ (ones &* 0x5C)
-                let special = ((x &- ones &* 0x20) | (quote &- ones) | (backslash &- ones) | x) & high
-                if special != 0 { break }
-                p += 8
-            }
             guard p < end else { return syntax("premature end of input") }
             let c = p.pointee
             if c == UInt8(ascii: "\"") { break }

@@ -28,14 +28,10 @@ struct CompactJWS {
         var dots = (-1, -1)
         var dotCount = 0
         bytes.withUnsafeBufferPointer { b in
-            guard let base = b.baseAddress else { return }
-            var from = 0
-            while from < b.count, let hit = memchr(base + from, Int32(UInt8(ascii: ".")), b.count - from) {
-                let i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            for i in 0..<b.count where b[i] == UInt8(ascii: ".") {
                 if dotCount == 0 { dots.0 = i } else if dotCount == 1 { dots.1 = i }
                 dotCount += 1
                 if dotCount > 4 { break }
-                from = i + 1
             }
         }
         guard dotCount == 2 else {
@@ -120,9 +116,3 @@ struct CompactJWS {
                           contentType: try optionalString("cty"), tape: doc)
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
