@@ -10,59 +10,27 @@ import Foundation
 /// claims["role"] = "admin"
 /// ```
 public struct ClaimSet: Sendable, Hashable, ExpressibleByDictionaryLiteral {
-    /// Claims read from a verified token stay in the parsed token (``JSONTape``) until they are
-    /// changed or ``object`` is asked for: the typed accessors and the subscript read single
-    /// members without building the whole object (docs/performance.md).
-    private enum Storage: Sendable {
-        case object(JSONObject)
-        case tape(JSONTape)
-    }
-    private var storage: Storage
-
     /// Every claim, in order.
-    public var object: JSONObject {
-        get {
-            switch storage {
-            case .object(let o): return o
-            case .tape(let t): return t.object()
-            }
-        }
-        set { storage = .object(newValue) }
-    }
+    public var object: JSONObject
 
-    public init(_ object: JSONObject = JSONObject()) { storage = .object(object) }
+    public init(_ object: JSONObject = JSONObject()) { self.object = object }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        var object = JSONObject()
+        object = JSONObject()
         for (k, v) in elements { object[k] = v }
-        storage = .object(object)
     }
-    /// Claims read lazily from a parsed payload object.
-    init(tape: JSONTape) { storage = .tape(tape) }
 
     public subscript(name: String) -> JSONValue? {
-        get {
-            switch storage {
-            case .object(let o): return o[name]
-            case .tape(let t): return t.member(name).map { t.value($0) }
-            }
-        }
+        get { object[name] }
         set { object[name] = newValue }
     }
 
-    private func string(_ name: String) -> String? {
-        switch storage {
-        case .object(let o): return o[name]?.stringValue
-        case .tape(let t): return t.member(name).flatMap { t.string($0) }
-        }
-    }
-
-    public var issuer: String? { get { string("iss") } set { object["iss"] = newValue.map(JSONValue.string) } }
-    public var subject: String? { get { string("sub") } set { object["sub"] = newValue.map(JSONValue.string) } }
-    public var jwtID: String? { get { string("jti") } set { object["jti"] = newValue.map(JSONValue.string) } }
+    public var issuer: String? { get { object["iss"]?.stringValue } set { object["iss"] = newValue.map(JSONValue.string) } }
+    public var subject: String? { get { object["sub"]?.stringValue } set { object["sub"] = newValue.map(JSONValue.string) } }
+    public var jwtID: String? { get { object["jti"]?.stringValue } set { object["jti"] = newValue.map(JSONValue.string) } }
     /// `aud` as a list, whether the token carries a string or an array.
     public var audience: [String] {
         get {
-            switch self["aud"] {
+            switch object["aud"] {
             case .string(let s)?: return [s]
             case .array(let a)?: return a.compactMap(\.stringValue)
             default: return []
@@ -74,19 +42,11 @@ public struct ClaimSet: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     public var notBefore: Date? { get { date("nbf") } set { setDate("nbf", newValue) } }
     public var issuedAt: Date? { get { date("iat") } set { setDate("iat", newValue) } }
 
-    private func date(_ name: String) -> Date? {
-        switch storage {
-        case .object(let o): return o[name]?.numberValue.map { Date(timeIntervalSince1970: $0) }
-        case .tape(let t): return t.member(name).flatMap { t.double($0) }.map { Date(timeIntervalSince1970: $0) }
-        }
-    }
+    private func date(_ name: String) -> Date? { object[name]?.numberValue.map { Date(timeIntervalSince1970: $0) } }
     private mutating func setDate(_ name: String, _ date: Date?) {
         object[name] = date.map { .int(Int64($0.timeIntervalSince1970.rounded(.down))) }
     }
 
     /// Compact JSON text of the claims.
     public var jsonString: String { JSONValue.object(object).jsonString }
-
-    public static func == (a: ClaimSet, b: ClaimSet) -> Bool { a.object == b.object }
-    public func hash(into hasher: inout Hasher) { hasher.combine(object) }
 }

@@ -113,6 +113,6 @@ struct CompactJWS {
             return s
         }
         return JOSEHeader(algorithm: alg, keyID: try optionalString("kid"), type: try optionalString("typ"),
-                          contentType: try optionalString("cty"), tape: doc)
+                          contentType: try optionalString("cty"), members: doc.object())
     }
 }

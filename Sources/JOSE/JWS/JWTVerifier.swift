@@ -51,7 +51,7 @@ public struct JWTVerifier: Sendable {
     /// Verifies the signature and the claims; returns the claims as a ``ClaimSet``.
     public func verify(_ token: String) throws -> VerifiedToken<ClaimSet> {
         let (jws, doc, keyID) = try verifyClaims(token)
-        return VerifiedToken(header: jws.header, claims: ClaimSet(tape: doc), keyID: keyID)
+        return VerifiedToken(header: jws.header, claims: ClaimSet(doc.object()), keyID: keyID)
     }
 
     /// Verifies the signature and the claims, then decodes the claims into `Claims`
@@ -126,6 +126,6 @@ public struct UnverifiedToken: Sendable {
         header = jws.header
         payload = jws.payload
         signature = jws.signature
-        claims = (try? JSONTape(parsing: jws.payload, limits: limits.claims, what: "token payload")).map { ClaimSet(tape: $0) }
+        claims = (try? JSONTape(parsing: jws.payload, limits: limits.claims, what: "token payload")).map { ClaimSet($0.object()) }
     }
 }
