@@ -1,7 +1,8 @@
-/// Validates registered claims directly on the parsed token (``JSONTape``), building no Swift
-/// values except the strings it compares.
+internal import CJansson
+
+/// Validates registered claims directly on the jansson tree, without building Swift values.
 enum ClaimValidator {
-    static func validate(_ doc: JSONTape, options: VerifierOptions) throws {
+    static func validate(_ doc: JSONDocument, options: VerifierOptions) throws {
         let now = options.clock.now().timeIntervalSince1970
         let leeway = max(0, options.leeway)
 
@@ -17,7 +18,7 @@ enum ClaimValidator {
         }
         if !options.issuers.isEmpty {
             guard let iss = doc.member("iss") else { throw TokenError(.missingClaim, "token has no \"iss\"; expected \(list(options.issuers))", claim: "iss") }
-            guard let value = doc.string(iss) else { throw TokenError(.invalidIssuer, "token \"iss\" is not a string", claim: "iss") }
+            guard let value = JSONDocument.string(iss) else { throw TokenError(.invalidIssuer, "token \"iss\" is not a string", claim: "iss") }
             guard options.issuers.contains(value) else {
                 throw TokenError(.invalidIssuer, "issuer \(quote(value)) is not accepted; expected \(list(options.issuers))", claim: "iss")
             }
@@ -25,12 +26,12 @@ enum ClaimValidator {
         if !options.audiences.isEmpty {
             guard let aud = doc.member("aud") else { throw TokenError(.missingClaim, "token has no \"aud\"; expected \(list(options.audiences))", claim: "aud") }
             var found: [String] = []
-            switch doc.kind(aud) {
-            case .string:
-                found = [doc.string(aud)!]
-            case .array:
-                for element in doc.elements(aud) {
-                    guard let s = doc.string(element) else {
+            switch UInt32(JSONDocument.type(aud)) {
+            case JSON_STRING.rawValue:
+                found = [JSONDocument.string(aud)!]
+            case JSON_ARRAY.rawValue:
+                for i in 0..<json_array_size(aud) {
+                    guard let s = JSONDocument.string(json_array_get(aud, i)) else {
                         throw TokenError(.invalidAudience, "token \"aud\" array holds a non-string", claim: "aud")
                     }
                     found.append(s)
@@ -49,12 +50,13 @@ enum ClaimValidator {
     }
 
     /// RFC 7519 §2 NumericDate: a JSON number. Anything else is `invalid_claim`.
-    private static func numericDate(_ doc: JSONTape, _ name: String) throws -> Double? {
+    private static func numericDate(_ doc: JSONDocument, _ name: String) throws -> Double? {
         guard let m = doc.member(name) else { return nil }
-        switch doc.kind(m) {
-        case .int, .double: return doc.double(m)
+        switch UInt32(JSONDocument.type(m)) {
+        case JSON_INTEGER.rawValue: return Double(json_integer_value(m))
+        case JSON_REAL.rawValue: return json_real_value(m)
         default:
-            let v = doc.value(m)
+            let v = JSONDocument.value(m)
             throw TokenError(.invalidClaim, "\"\(name)\" is a \(v.typeName), not a NumericDate (seconds since 1970)", claim: name)
         }
     }

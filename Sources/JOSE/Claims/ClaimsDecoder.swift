@@ -1,11 +1,12 @@
 import Foundation
+internal import CJansson
 
-/// Decodes a `Decodable` claims type straight from the parsed token (``JSONTape``): no second parse through
+/// Decodes a `Decodable` claims type straight from the jansson tree: no second parse through
 /// Foundation's JSON. `Date` reads a NumericDate (seconds since 1970); `URL` reads a string.
 struct ClaimsDecoder {
-    static func decode<T: Decodable>(_ type: T.Type, from doc: JSONTape) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from doc: JSONDocument) throws -> T {
         do {
-            return try TapeDecoding(node: JSONTape.root, path: [], owner: doc).decodeValue(T.self)
+            return try JanssonDecoding(node: doc.root, path: [], owner: doc).decodeValue(T.self)
         } catch let e as DecodingError {
             let (path, reason): ([CodingKey], String)
             switch e {
@@ -25,61 +26,62 @@ struct ClaimsDecoder {
     }
 }
 
-private struct TapeDecoding: Decoder, SingleValueDecodingContainer {
-    let node: Int
+private struct JanssonDecoding: Decoder, SingleValueDecodingContainer {
+    let node: UnsafeMutablePointer<json_t>
     let codingPath: [CodingKey]
-    let owner: JSONTape
+    let owner: JSONDocument
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(node: Int, path: [CodingKey], owner: JSONTape) {
+    init(node: UnsafeMutablePointer<json_t>, path: [CodingKey], owner: JSONDocument) {
         self.node = node
         self.codingPath = path
         self.owner = owner
     }
 
-    var type: JSONTape.Kind { owner.kind(node) }
-    var typeName: String { owner.value(node).typeName }
+    var type: UInt32 { UInt32(JSONDocument.type(node)) }
+    var typeName: String { JSONDocument.value(node).typeName }
 
     func mismatch<T>(_ t: T.Type) -> DecodingError {
         .typeMismatch(t, .init(codingPath: codingPath, debugDescription: "expected \(t), found a \(typeName)"))
     }
 
     func container<Key: CodingKey>(keyedBy: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard type == .object else { throw mismatch([String: Any].self) }
+        guard type == JSON_OBJECT.rawValue else { throw mismatch([String: Any].self) }
         return KeyedDecodingContainer(Keyed<Key>(node: node, codingPath: codingPath, owner: owner))
     }
     func unkeyedContainer() throws -> UnkeyedDecodingContainer {
-        guard type == .array else { throw mismatch([Any].self) }
+        guard type == JSON_ARRAY.rawValue else { throw mismatch([Any].self) }
         return Unkeyed(node: node, codingPath: codingPath, owner: owner)
     }
     func singleValueContainer() throws -> SingleValueDecodingContainer { self }
 
-    func decodeNil() -> Bool { type == .null }
+    func decodeNil() -> Bool { type == JSON_NULL.rawValue }
     func decode(_: Bool.Type) throws -> Bool {
         switch type {
-        case .true: return true
-        case .false: return false
+        case JSON_TRUE.rawValue: return true
+        case JSON_FALSE.rawValue: return false
         default: throw mismatch(Bool.self)
         }
     }
     func decode(_: String.Type) throws -> String {
-        guard let s = owner.string(node) else { throw mismatch(String.self) }
+        guard let s = JSONDocument.string(node) else { throw mismatch(String.self) }
         return s
     }
     func decode(_: Double.Type) throws -> Double {
         switch type {
-        case .int, .double: return owner.double(node)!
+        case JSON_REAL.rawValue: return json_real_value(node)
+        case JSON_INTEGER.rawValue: return Double(json_integer_value(node))
         default: throw mismatch(Double.self)
         }
     }
     func decode(_: Float.Type) throws -> Float { Float(try decode(Double.self)) }
     func integer<T: FixedWidthInteger>(_ t: T.Type) throws -> T {
-        guard let i = owner.int(node) else {
-            if type == .double, let v = T(exactly: owner.double(node)!) { return v }
+        guard type == JSON_INTEGER.rawValue else {
+            if type == JSON_REAL.rawValue, let v = T(exactly: json_real_value(node)) { return v }
             throw mismatch(t)
         }
-        guard let v = T(exactly: i) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "\(i) does not fit \(t)"))
+        guard let v = T(exactly: Int64(json_integer_value(node))) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "\(json_integer_value(node)) does not fit \(t)"))
         }
         return v
     }
@@ -97,7 +99,7 @@ private struct TapeDecoding: Decoder, SingleValueDecodingContainer {
 
     func decodeValue<T: Decodable>(_ t: T.Type) throws -> T {
         if t == Date.self {
-            guard type == .int || type == .double else {
+            guard type == JSON_INTEGER.rawValue || type == JSON_REAL.rawValue else {
                 throw DecodingError.typeMismatch(Date.self, .init(codingPath: codingPath, debugDescription: "expected a NumericDate (seconds since 1970), found a \(typeName)"))
             }
             return Date(timeIntervalSince1970: try decode(Double.self)) as! T
@@ -107,29 +109,35 @@ private struct TapeDecoding: Decoder, SingleValueDecodingContainer {
             guard let url = URL(string: s) else { throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "not a URL")) }
             return url as! T
         }
-        if t == JSONValue.self { return owner.value(node) as! T }
+        if t == JSONValue.self { return JSONDocument.value(node) as! T }
         return try T(from: self)
     }
 }
 
 private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let node: Int
+    let node: UnsafeMutablePointer<json_t>
     let codingPath: [CodingKey]
-    let owner: JSONTape
+    let owner: JSONDocument
 
     var allKeys: [Key] {
-        owner.members(node).compactMap { Key(stringValue: owner.string($0.key)!) }
+        var keys: [Key] = []
+        var iter = json_object_iter(node)
+        while let it = iter {
+            if let k = Key(stringValue: String(cString: ctk_json_object_iter_key(it))) { keys.append(k) }
+            iter = json_object_iter_next(node, it)
+        }
+        return keys
     }
-    func contains(_ key: Key) -> Bool { owner.member(key.stringValue, in: node) != nil }
-    func child(_ key: Key) throws -> TapeDecoding {
-        guard let c = owner.member(key.stringValue, in: node) else {
+    func contains(_ key: Key) -> Bool { json_object_get(node, key.stringValue) != nil }
+    func child(_ key: Key) throws -> JanssonDecoding {
+        guard let c = json_object_get(node, key.stringValue) else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "missing"))
         }
-        return TapeDecoding(node: c, path: codingPath + [key], owner: owner)
+        return JanssonDecoding(node: c, path: codingPath + [key], owner: owner)
     }
     func decodeNil(forKey key: Key) throws -> Bool {
-        guard let c = owner.member(key.stringValue, in: node) else { return true }
-        return owner.kind(c) == .null
+        guard let c = json_object_get(node, key.stringValue) else { return true }
+        return JSONDocument.type(c) == Int32(JSON_NULL.rawValue)
     }
     func decode(_: Bool.Type, forKey key: Key) throws -> Bool { try child(key).decode(Bool.self) }
     func decode(_: String.Type, forKey key: Key) throws -> String { try child(key).decode(String.self) }
@@ -150,7 +158,7 @@ private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try child(key).container(keyedBy: NestedKey.self)
     }
     func nestedUnkeyedContainer(forKey key: Key) throws -> UnkeyedDecodingContainer { try child(key).unkeyedContainer() }
-    func superDecoder() throws -> Decoder { TapeDecoding(node: node, path: codingPath, owner: owner) }
+    func superDecoder() throws -> Decoder { JanssonDecoding(node: node, path: codingPath, owner: owner) }
     func superDecoder(forKey key: Key) throws -> Decoder { try child(key) }
 }
 
@@ -163,34 +171,30 @@ private struct IndexKey: CodingKey {
 }
 
 private struct Unkeyed: UnkeyedDecodingContainer {
-    let node: Int
+    let node: UnsafeMutablePointer<json_t>
     let codingPath: [CodingKey]
-    let owner: JSONTape
+    let owner: JSONDocument
     var currentIndex = 0
-    /// Node of the element at `currentIndex`.
-    var position: Int
-    var count: Int? { owner.count(node) }
-    var isAtEnd: Bool { currentIndex >= owner.count(node) }
+    var count: Int? { json_array_size(node) }
+    var isAtEnd: Bool { currentIndex >= json_array_size(node) }
 
-    init(node: Int, codingPath: [CodingKey], owner: JSONTape) {
+    init(node: UnsafeMutablePointer<json_t>, codingPath: [CodingKey], owner: JSONDocument) {
         self.node = node
         self.codingPath = codingPath
         self.owner = owner
-        self.position = node + 1
     }
 
-    mutating func next() throws -> TapeDecoding {
+    mutating func next() throws -> JanssonDecoding {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(Any.self, .init(codingPath: codingPath, debugDescription: "array has no element \(currentIndex)"))
         }
-        let d = TapeDecoding(node: position, path: codingPath + [IndexKey(currentIndex)], owner: owner)
+        let d = JanssonDecoding(node: json_array_get(node, currentIndex), path: codingPath + [IndexKey(currentIndex)], owner: owner)
         currentIndex += 1
-        position = owner.next(position)
         return d
     }
     mutating func decodeNil() throws -> Bool {
         guard !isAtEnd else { return false }
-        if owner.kind(position) == .null { currentIndex += 1; position = owner.next(position); return true }
+        if JSONDocument.type(json_array_get(node, currentIndex)) == Int32(JSON_NULL.rawValue) { currentIndex += 1; return true }
         return false
     }
     mutating func decode<T: Decodable>(_ t: T.Type) throws -> T { try next().decodeValue(t) }

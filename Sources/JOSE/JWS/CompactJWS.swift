@@ -1,15 +1,16 @@
+internal import CJansson
+
 /// A compact JWS split and checked (RFC 7515 §7.1), with its header parsed. The payload and
 /// signature are decoded but nothing is verified yet.
 struct CompactJWS {
     let header: JOSEHeader
+    let headerDocument: JSONDocument
     /// `BASE64URL(header) '.' BASE64URL(payload)`: the exact bytes that were signed.
     let signingInput: ArraySlice<UInt8>
     let payload: [UInt8]
     let signature: [UInt8]
-    private let bytes: [UInt8]
-    private let payloadRange: Range<Int>
-    /// The payload segment as received (base64url); made only when asked for.
-    var payloadSegment: String { String(decoding: bytes[payloadRange], as: UTF8.self) }
+    /// The payload segment as received (base64url).
+    let payloadSegment: String
 
     /// Splits and checks `token`.
     /// - Throws: `malformed` or `unsupported_algorithm`, with what was expected and found.
@@ -24,29 +25,25 @@ struct CompactJWS {
         }
         if bytes.isEmpty { throw TokenError.malformed("token is empty") }
         try Self.checkFraming(bytes)
-        // Find the dots without allocating: the first two, and whether there are more (up to 4).
-        var dots = (-1, -1)
-        var dotCount = 0
-        bytes.withUnsafeBufferPointer { b in
-            for i in 0..<b.count where b[i] == UInt8(ascii: ".") {
-                if dotCount == 0 { dots.0 = i } else if dotCount == 1 { dots.1 = i }
-                dotCount += 1
-                if dotCount > 4 { break }
-            }
+        var dots: [Int] = []
+        for (i, b) in bytes.enumerated() where b == UInt8(ascii: ".") {
+            dots.append(i)
+            if dots.count > 4 { break }
         }
-        guard dotCount == 2 else {
-            let found = dotCount > 4 ? "more than 5" : String(dotCount + 1)
+        guard dots.count == 2 else {
+            let found = dots.count > 4 ? "more than 5" : String(dots.count + 1)
             var message = "token contains an invalid number of segments: found \(found), expected 3"
-            if dotCount == 4 { message += " (5 segments is a JWE, an encrypted token, which is not supported)" }
+            if dots.count == 4 { message += " (5 segments is a JWE, an encrypted token, which is not supported)" }
             throw TokenError.malformed(message)
         }
-        let h = bytes[0..<dots.0], p = bytes[(dots.0 + 1)..<dots.1], s = bytes[(dots.1 + 1)...]
+        let h = bytes[0..<dots[0]], p = bytes[(dots[0] + 1)..<dots[1]], s = bytes[(dots[1] + 1)...]
         if h.isEmpty { throw TokenError.malformed("token header segment is empty") }
 
         var headerBytes: [UInt8] = []
         if let problem = Base64URL.decode(h, into: &headerBytes) { throw TokenError.malformed("token header is not valid base64url: it \(problem.message)") }
-        let doc = try JSONTape(parsing: headerBytes, limits: limits.header, what: "token header")
+        let doc = try JSONDocument(parsing: headerBytes, limits: limits.header, what: "token header")
         header = try Self.readHeader(doc)
+        headerDocument = doc
 
         var payloadBytes: [UInt8] = []
         if let problem = Base64URL.decode(p, into: &payloadBytes) { throw TokenError.malformed("token payload is not valid base64url: it \(problem.message)") }
@@ -55,18 +52,15 @@ struct CompactJWS {
         if signatureBytes.isEmpty { throw TokenError.malformed("token has an empty signature") }
         payload = payloadBytes
         signature = signatureBytes
-        signingInput = bytes[0..<dots.1]
-        self.bytes = bytes
-        payloadRange = (dots.0 + 1)..<dots.1
+        signingInput = bytes[0..<dots[1]]
+        payloadSegment = String(decoding: p, as: UTF8.self)
     }
 
     /// Refuses what people paste by mistake, with a hint: an Authorization scheme, white
     /// space, quotes, or a JWS JSON serialization.
     private static func checkFraming(_ bytes: [UInt8]) throws {
-        func lower(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
-        if bytes.count >= 7, lower(bytes[0]) == UInt8(ascii: "b"), lower(bytes[1]) == UInt8(ascii: "e"), lower(bytes[2]) == UInt8(ascii: "a"),
-           lower(bytes[3]) == UInt8(ascii: "r"), lower(bytes[4]) == UInt8(ascii: "e"), lower(bytes[5]) == UInt8(ascii: "r"),
-           bytes[6] == 0x20 || bytes[6] == 0x09 {
+        let prefix = String(decoding: bytes.prefix(7), as: UTF8.self).lowercased()
+        if prefix == "bearer " || prefix.hasPrefix("bearer\t") {
             throw TokenError.malformed("token starts with \"Bearer \"; pass the token alone, without the Authorization scheme")
         }
         let first = bytes.first!, last = bytes.last!
@@ -84,32 +78,32 @@ struct CompactJWS {
     /// keys; a token never supplies its own (RFC 8725 §3.10 on key confusion).
     private static let keyOfferingMembers = ["jwk", "jku", "x5u", "x5c"]
 
-    private static func readHeader(_ doc: JSONTape) throws -> JOSEHeader {
+    private static func readHeader(_ doc: JSONDocument) throws -> JOSEHeader {
         guard let algMember = doc.member("alg") else { throw TokenError.malformed("token header has no \"alg\"") }
-        guard let algName = doc.string(algMember) else { throw TokenError.malformed("token header \"alg\" is not a string") }
+        guard let algName = JSONDocument.string(algMember) else { throw TokenError.malformed("token header \"alg\" is not a string") }
         let alg = try JWSAlgorithm.parse(algName)
         for name in keyOfferingMembers where doc.member(name) != nil {
             throw TokenError.malformed("token header offers its own key in \"\(name)\"; keys come only from the verifier's trusted set")
         }
         if let crit = doc.member("crit") {
             // RFC 7515 §4.1.11: every listed extension must be understood, or the JWS is invalid.
-            guard case .array(let names) = doc.value(crit), !names.isEmpty, names.allSatisfy({ $0.stringValue != nil }) else {
+            guard case .array(let names) = JSONDocument.value(crit), !names.isEmpty, names.allSatisfy({ $0.stringValue != nil }) else {
                 throw TokenError.malformed("token header \"crit\" must be a non-empty array of names")
             }
             let shown = names.compactMap(\.stringValue).map { "\"\($0.prefix(32))\"" }.joined(separator: ", ")
             throw TokenError.malformed("token header marks \(shown) critical (crit), which this verifier does not understand")
         }
         if let b64 = doc.member("b64") {
-            let kind = doc.kind(b64)
-            if kind == .false {
+            let type = JSONDocument.type(b64)
+            if type == Int32(JSON_FALSE.rawValue) {
                 throw TokenError.malformed("token header has \"b64\": false (RFC 7797 unencoded payload), which is not supported")
-            } else if kind != .true {
+            } else if type != Int32(JSON_TRUE.rawValue) {
                 throw TokenError.malformed("token header \"b64\" is not a boolean")
             }
         }
         func optionalString(_ name: String) throws -> String? {
             guard let m = doc.member(name) else { return nil }
-            guard let s = doc.string(m) else { throw TokenError.malformed("token header \"\(name)\" is not a string") }
+            guard let s = JSONDocument.string(m) else { throw TokenError.malformed("token header \"\(name)\" is not a string") }
             return s
         }
         return JOSEHeader(algorithm: alg, keyID: try optionalString("kid"), type: try optionalString("typ"),

@@ -51,6 +51,7 @@ public struct JWTVerifier: Sendable {
     /// Verifies the signature and the claims; returns the claims as a ``ClaimSet``.
     public func verify(_ token: String) throws -> VerifiedToken<ClaimSet> {
         let (jws, doc, keyID) = try verifyClaims(token)
+        _ = jws
         return VerifiedToken(header: jws.header, claims: ClaimSet(doc.object()), keyID: keyID)
     }
 
@@ -68,7 +69,7 @@ public struct JWTVerifier: Sendable {
         return VerifiedJWS(header: jws.header, payload: jws.payload, payloadBase64URL: jws.payloadSegment, keyID: key.keyID)
     }
 
-    private func verifyClaims(_ token: String) throws -> (CompactJWS, JSONTape, String?) {
+    private func verifyClaims(_ token: String) throws -> (CompactJWS, JSONDocument, String?) {
         let (jws, key) = try verifiedJWS(token)
         if let expected = options.type {
             func norm(_ s: String) -> String {
@@ -79,7 +80,7 @@ public struct JWTVerifier: Sendable {
                 throw TokenError(.invalidClaim, "token typ is \(jws.header.type.map { "\"\($0.prefix(32))\"" } ?? "absent"); expected \"\(expected)\"", claim: "typ")
             }
         }
-        let doc = try JSONTape(parsing: jws.payload, limits: options.limits.claims, what: "token payload")
+        let doc = try JSONDocument(parsing: jws.payload, limits: options.limits.claims, what: "token payload")
         try ClaimValidator.validate(doc, options: options)
         return (jws, doc, key.keyID)
     }
@@ -126,6 +127,6 @@ public struct UnverifiedToken: Sendable {
         header = jws.header
         payload = jws.payload
         signature = jws.signature
-        claims = (try? JSONTape(parsing: jws.payload, limits: limits.claims, what: "token payload")).map { ClaimSet($0.object()) }
+        claims = (try? JSONDocument(parsing: jws.payload, limits: limits.claims, what: "token payload")).map { ClaimSet($0.object()) }
     }
 }
