@@ -12,6 +12,42 @@ public enum Base64URL {
 
     /// Encodes bytes without padding.
     public static func encode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        if let fast = bytes.withContiguousStorageIfAvailable({ input -> String in
+            var out: [UInt8] = []
+            append(UnsafeRawBufferPointer(input), to: &out)
+            return String(decoding: out, as: UTF8.self)
+        }) { return fast }
+        return generic(bytes)
+    }
+
+    /// Appends the base64url encoding of `input` to `out` (three bytes per step, one reservation).
+    static func append(_ input: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        let n = input.count
+        let outCount = (n * 4 + 2) / 3
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: outCount))
+        out.withUnsafeMutableBufferPointer { o in
+            alphabet.withUnsafeBufferPointer { a in
+                guard let dst = o.baseAddress.map({ $0 + start }) else { return }
+                var i = 0, j = 0
+                while i + 3 <= n {
+                    let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                    dst[j] = a[Int(v >> 18 & 63)]; dst[j + 1] = a[Int(v >> 12 & 63)]
+                    dst[j + 2] = a[Int(v >> 6 & 63)]; dst[j + 3] = a[Int(v & 63)]
+                    i += 3; j += 4
+                }
+                if n - i == 2 {
+                    let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
+                    dst[j] = a[Int(v >> 18 & 63)]; dst[j + 1] = a[Int(v >> 12 & 63)]; dst[j + 2] = a[Int(v >> 6 & 63)]
+                } else if n - i == 1 {
+                    let v = UInt32(input[i]) << 16
+                    dst[j] = a[Int(v >> 18 & 63)]; dst[j + 1] = a[Int(v >> 12 & 63)]
+                }
+            }
+        }
+    }
+
+    private static func generic<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         let n = bytes.count
         let outCount = (n * 4 + 2) / 3
         return String(unsafeUninitializedCapacity: max(outCount, 1)) { out in
