@@ -80,6 +80,17 @@ final class JSONDocument: @unchecked Sendable {
 
     func member(_ name: String) -> UnsafeMutablePointer<json_t>? { json_object_get(root, name) }
 
+    /// Member lookup by the exact UTF-8 bytes of `name` (a NUL inside `name` does not cut it short).
+    func exactMember(_ name: String) -> UnsafeMutablePointer<json_t>? {
+        var name = name
+        return name.withUTF8 { u in
+            u.withMemoryRebound(to: CChar.self) { n in
+                guard let base = n.baseAddress else { return json_object_getn(root, "", 0) }
+                return json_object_getn(root, base, n.count)
+            }
+        }
+    }
+
     func value() -> JSONValue { Self.value(root) }
 
     func object() -> JSONObject {

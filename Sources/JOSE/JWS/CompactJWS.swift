@@ -120,7 +120,7 @@ struct CompactJWS {
             return s
         }
         return JOSEHeader(algorithm: alg, keyID: try optionalString("kid"), type: try optionalString("typ"),
-                          contentType: try optionalString("cty"), members: doc.object())
+                          contentType: try optionalString("cty"), document: doc)
     }
 }
 
