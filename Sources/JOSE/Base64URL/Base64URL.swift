@@ -12,6 +12,42 @@ public enum Base64URL {
 
     /// Encodes bytes without padding.
     public static func encode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        if let fast = bytes.withContiguousStorageIfAvailable({ input -> String in
+            var out: [UInt8] = []
+            append(UnsafeRawBufferPointer(input), to: &out)
+            return String(decoding: out, as: UTF8.self)
+        }) { return fast }
+        return generic(bytes)
+    }
+
+    /// Appends the base64url encoding of `input` to `out` (three bytes per step, one reservation).
+    static func append(_ input: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        let n = input.count
+        let outCount = (n * 4 + 2) / 3
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: outCount))
+        out.withUnsafeMutableBufferPointer { o in
+            alphabet.withUnsafeBufferPointer { a in
+                guard let dst = o.baseAddress.map({ $0 + start }) else { return }
+                var i = 0, j = 0
+                while i + 3 <= n {
+                    let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                    dst[j] = a[Int(v >> 18 & 63)]; dst[j + 1] = a[Int(v >> 12 & 63)]
+                    dst[j + 2] = a[Int(v >> 6 & 63)]; dst[j + 3] = a[Int(v & 63)]
+                    i += 3; j += 4
+                }
+                if n - i == 2 {
+                    let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
+                    dst[j] = a[Int(v >> 18 & 63)]; dst[j + 1] = a[Int(v >> 12 & 63)]; dst[j + 2] = a[Int(v >> 6 & 63)]
+                } else if n - i == 1 {
+                    let v = UInt32(input[i]) << 16
+                    dst[j] = a[Int(v >> 18 & 63)]; dst[j + 1] = a[Int(v >> 12 & 63)]
+                }
+            }
+        }
+    }
+
+    private static func generic<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         let n = bytes.count
         let outCount = (n * 4 + 2) / 3
         return String(unsafeUninitializedCapacity: max(outCount, 1)) { out in
@@ -70,32 +106,61 @@ public enum Base64URL {
         return .success(out)
     }
 
-    /// Decodes strictly into `out` (cleared first, capacity reused). Returns `nil` on success.
+    /// Decodes strictly into `out` (replaced; left empty on failure). Returns `nil` on success.
     public static func decode<C: Collection>(_ input: C, into out: inout [UInt8]) -> Problem? where C.Element == UInt8 {
+        if let result = input.withContiguousStorageIfAvailable({ decode(contiguous: $0, into: &out) }) { return result }
+        return Array(input).withUnsafeBufferPointer { decode(contiguous: $0, into: &out) }
+    }
+
+    /// Decodes contiguous input a quad at a time into `out`'s storage (one allocation at most).
+    static func decode(contiguous input: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> Problem? {
         out.removeAll(keepingCapacity: true)
         let n = input.count
         if n % 4 == 1 { return .invalidLength }
-        out.reserveCapacity(n * 3 / 4)
-        return table.withUnsafeBufferPointer { t -> Problem? in
-            var acc: UInt32 = 0
-            var bits = 0
-            var offset = 0
-            for c in input {
-                let v = t[Int(c)]
-                if v == 0xFF { return .invalidCharacter(c, offset: offset) }
-                acc = acc << 6 | UInt32(v)
-                bits += 6
-                if bits >= 8 {
-                    bits -= 8
-                    out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
-                    acc &= (1 << UInt32(bits)) - 1
+        let outCount = n / 4 * 3 + (n % 4 == 0 ? 0 : n % 4 - 1)
+        if outCount == 0 { return nil }
+        var problem: Problem? = nil
+        out = [UInt8](unsafeUninitializedCapacity: outCount) { o, initialized in
+            problem = table.withUnsafeBufferPointer { t -> Problem? in
+                guard let src = input.baseAddress, let dst = o.baseAddress else { return nil }
+                var i = 0, j = 0
+                while i + 4 <= n {
+                    let a = t[Int(src[i])], b = t[Int(src[i + 1])], c = t[Int(src[i + 2])], d = t[Int(src[i + 3])]
+                    if (a | b | c | d) & 0x80 != 0 { return firstInvalid(input, from: i, t) }
+                    let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    dst[j] = UInt8(truncatingIfNeeded: v >> 16)
+                    dst[j + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                    dst[j + 2] = UInt8(truncatingIfNeeded: v)
+                    i += 4; j += 3
                 }
-                offset += 1
+                let rest = n - i
+                if rest == 0 { return nil }
+                var v: UInt32 = 0
+                for k in 0..<rest {
+                    let x = t[Int(src[i + k])]
+                    if x == 0xFF { return .invalidCharacter(src[i + k], offset: i + k) }
+                    v = v << 6 | UInt32(x)
+                }
+                if rest == 2 {
+                    // RFC 4648 §3.5: the unused bits of the last character must be zero for a canonical encoding.
+                    if v & 0xF != 0 { return .nonZeroTrailingBits }
+                    dst[j] = UInt8(truncatingIfNeeded: v >> 4)
+                } else {
+                    if v & 0x3 != 0 { return .nonZeroTrailingBits }
+                    dst[j] = UInt8(truncatingIfNeeded: v >> 10)
+                    dst[j + 1] = UInt8(truncatingIfNeeded: v >> 2)
+                }
+                return nil
             }
-            // RFC 4648 §3.5: the unused bits of the last character must be zero for a canonical encoding.
-            if bits > 0 && acc != 0 { return .nonZeroTrailingBits }
-            return nil
+            initialized = problem == nil ? outCount : 0
         }
+        return problem
+    }
+
+    private static func firstInvalid(_ input: UnsafeBufferPointer<UInt8>, from i: Int, _ t: UnsafeBufferPointer<UInt8>) -> Problem {
+        var k = i
+        while t[Int(input[k])] != 0xFF { k += 1 }
+        return .invalidCharacter(input[k], offset: k)
     }
 
     /// Decodes a string strictly, or throws `malformed` naming `what` ("header", "key member \"n\"").

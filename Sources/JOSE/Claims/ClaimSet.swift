@@ -10,27 +10,59 @@ import Foundation
 /// claims["role"] = "admin"
 /// ```
 public struct ClaimSet: Sendable, Hashable, ExpressibleByDictionaryLiteral {
-    /// Every claim, in order.
-    public var object: JSONObject
+    /// Claims read from a verified token stay in the jansson tree (``JSONDocument``) until
+    /// they are changed or ``object`` is asked for: the typed accessors and the subscript read
+    /// single members without building the whole object (docs/performance.md).
+    private enum Storage: Sendable {
+        case object(JSONObject)
+        case document(JSONDocument)
+    }
+    private var storage: Storage
 
-    public init(_ object: JSONObject = JSONObject()) { self.object = object }
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        object = JSONObject()
-        for (k, v) in elements { object[k] = v }
+    /// Every claim, in order.
+    public var object: JSONObject {
+        get {
+            switch storage {
+            case .object(let o): return o
+            case .document(let d): return d.object()
+            }
+        }
+        set { storage = .object(newValue) }
     }
 
+    public init(_ object: JSONObject = JSONObject()) { storage = .object(object) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        var object = JSONObject()
+        for (k, v) in elements { object[k] = v }
+        storage = .object(object)
+    }
+    /// Claims read lazily from a parsed payload object.
+    init(document: JSONDocument) { storage = .document(document) }
+
     public subscript(name: String) -> JSONValue? {
-        get { object[name] }
+        get {
+            switch storage {
+            case .object(let o): return o[name]
+            case .document(let d): return d.exactMember(name).map(JSONDocument.value)
+            }
+        }
         set { object[name] = newValue }
     }
 
-    public var issuer: String? { get { object["iss"]?.stringValue } set { object["iss"] = newValue.map(JSONValue.string) } }
-    public var subject: String? { get { object["sub"]?.stringValue } set { object["sub"] = newValue.map(JSONValue.string) } }
-    public var jwtID: String? { get { object["jti"]?.stringValue } set { object["jti"] = newValue.map(JSONValue.string) } }
+    private func string(_ name: String) -> String? {
+        switch storage {
+        case .object(let o): return o[name]?.stringValue
+        case .document(let d): return d.exactMember(name).flatMap(JSONDocument.string)
+        }
+    }
+
+    public var issuer: String? { get { string("iss") } set { object["iss"] = newValue.map(JSONValue.string) } }
+    public var subject: String? { get { string("sub") } set { object["sub"] = newValue.map(JSONValue.string) } }
+    public var jwtID: String? { get { string("jti") } set { object["jti"] = newValue.map(JSONValue.string) } }
     /// `aud` as a list, whether the token carries a string or an array.
     public var audience: [String] {
         get {
-            switch object["aud"] {
+            switch self["aud"] {
             case .string(let s)?: return [s]
             case .array(let a)?: return a.compactMap(\.stringValue)
             default: return []
@@ -42,11 +74,14 @@ public struct ClaimSet: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     public var notBefore: Date? { get { date("nbf") } set { setDate("nbf", newValue) } }
     public var issuedAt: Date? { get { date("iat") } set { setDate("iat", newValue) } }
 
-    private func date(_ name: String) -> Date? { object[name]?.numberValue.map { Date(timeIntervalSince1970: $0) } }
+    private func date(_ name: String) -> Date? { self[name]?.numberValue.map { Date(timeIntervalSince1970: $0) } }
     private mutating func setDate(_ name: String, _ date: Date?) {
         object[name] = date.map { .int(Int64($0.timeIntervalSince1970.rounded(.down))) }
     }
 
     /// Compact JSON text of the claims.
     public var jsonString: String { JSONValue.object(object).jsonString }
+
+    public static func == (a: ClaimSet, b: ClaimSet) -> Bool { a.object == b.object }
+    public func hash(into hasher: inout Hasher) { hasher.combine(object) }
 }

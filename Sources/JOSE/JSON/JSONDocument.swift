@@ -53,25 +53,32 @@ final class JSONDocument: @unchecked Sendable {
     }
 
     /// Scans brackets outside strings; returns the depth reached if it exceeds `limit`.
+    /// String contents are skipped with memchr to the next quote (a quote after an odd number
+    /// of backslashes is escaped and does not end the string).
     private static func exceededDepth(_ buffer: UnsafeBufferPointer<UInt8>, limit: Int) -> Int? {
+        guard let base = buffer.baseAddress else { return nil }
+        let n = buffer.count
         var depth = 0
-        var inString = false
-        var escaped = false
-        for c in buffer {
-            if inString {
-                if escaped { escaped = false }
-                else if c == UInt8(ascii: "\\") { escaped = true }
-                else if c == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch c {
-            case UInt8(ascii: "\""): inString = true
+        var i = 0
+        while i < n {
+            switch base[i] {
+            case UInt8(ascii: "\""):
+                var from = i + 1
+                while true {
+                    guard from < n, let hit = memchr(base + from, Int32(UInt8(ascii: "\"")), n - from) else { return nil }
+                    let q = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    var backslashes = 0
+                    while q - 1 - backslashes > i && base[q - 1 - backslashes] == UInt8(ascii: "\\") { backslashes += 1 }
+                    if backslashes % 2 == 0 { i = q; break }
+                    from = q + 1
+                }
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 depth += 1
                 if depth > limit { return depth }
             case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
             default: break
             }
+            i += 1
         }
         return nil
     }
@@ -79,6 +86,17 @@ final class JSONDocument: @unchecked Sendable {
     // MARK: reading
 
     func member(_ name: String) -> UnsafeMutablePointer<json_t>? { json_object_get(root, name) }
+
+    /// Member lookup by the exact UTF-8 bytes of `name` (a NUL inside `name` does not cut it short).
+    func exactMember(_ name: String) -> UnsafeMutablePointer<json_t>? {
+        var name = name
+        return name.withUTF8 { u in
+            u.withMemoryRebound(to: CChar.self) { n in
+                guard let base = n.baseAddress else { return json_object_getn(root, "", 0) }
+                return json_object_getn(root, base, n.count)
+            }
+        }
+    }
 
     func value() -> JSONValue { Self.value(root) }
 

@@ -60,6 +60,14 @@ struct JSONWriter {
 
     mutating func writeString(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
+        var s = s
+        // Most strings need no escaping: copy them whole.
+        let plain = s.withUTF8 { u -> Bool in
+            for c in u where c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { return false }
+            bytes.append(contentsOf: u)
+            return true
+        }
+        if plain { bytes.append(UInt8(ascii: "\"")); return }
         for c in s.utf8 {
             switch c {
             case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(c)

@@ -9,8 +9,10 @@ struct CompactJWS {
     let signingInput: ArraySlice<UInt8>
     let payload: [UInt8]
     let signature: [UInt8]
-    /// The payload segment as received (base64url).
-    let payloadSegment: String
+    private let bytes: [UInt8]
+    private let payloadRange: Range<Int>
+    /// The payload segment as received (base64url); made only when asked for.
+    var payloadSegment: String { String(decoding: bytes[payloadRange], as: UTF8.self) }
 
     /// Splits and checks `token`.
     /// - Throws: `malformed` or `unsupported_algorithm`, with what was expected and found.
@@ -25,18 +27,27 @@ struct CompactJWS {
         }
         if bytes.isEmpty { throw TokenError.malformed("token is empty") }
         try Self.checkFraming(bytes)
-        var dots: [Int] = []
-        for (i, b) in bytes.enumerated() where b == UInt8(ascii: ".") {
-            dots.append(i)
-            if dots.count > 4 { break }
+        // The first two dots, and whether there are more (counted up to 5), found with memchr.
+        var dots = (-1, -1)
+        var dotCount = 0
+        bytes.withUnsafeBufferPointer { b in
+            guard let base = b.baseAddress else { return }
+            var from = 0
+            while from < b.count, let hit = memchr(base + from, Int32(UInt8(ascii: ".")), b.count - from) {
+                let i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                if dotCount == 0 { dots.0 = i } else if dotCount == 1 { dots.1 = i }
+                dotCount += 1
+                if dotCount > 4 { break }
+                from = i + 1
+            }
         }
-        guard dots.count == 2 else {
-            let found = dots.count > 4 ? "more than 5" : String(dots.count + 1)
+        guard dotCount == 2 else {
+            let found = dotCount > 4 ? "more than 5" : String(dotCount + 1)
             var message = "token contains an invalid number of segments: found \(found), expected 3"
-            if dots.count == 4 { message += " (5 segments is a JWE, an encrypted token, which is not supported)" }
+            if dotCount == 4 { message += " (5 segments is a JWE, an encrypted token, which is not supported)" }
             throw TokenError.malformed(message)
         }
-        let h = bytes[0..<dots[0]], p = bytes[(dots[0] + 1)..<dots[1]], s = bytes[(dots[1] + 1)...]
+        let h = bytes[0..<dots.0], p = bytes[(dots.0 + 1)..<dots.1], s = bytes[(dots.1 + 1)...]
         if h.isEmpty { throw TokenError.malformed("token header segment is empty") }
 
         var headerBytes: [UInt8] = []
@@ -52,15 +63,17 @@ struct CompactJWS {
         if signatureBytes.isEmpty { throw TokenError.malformed("token has an empty signature") }
         payload = payloadBytes
         signature = signatureBytes
-        signingInput = bytes[0..<dots[1]]
-        payloadSegment = String(decoding: p, as: UTF8.self)
+        signingInput = bytes[0..<dots.1]
+        self.bytes = bytes
+        payloadRange = (dots.0 + 1)..<dots.1
     }
 
     /// Refuses what people paste by mistake, with a hint: an Authorization scheme, white
     /// space, quotes, or a JWS JSON serialization.
     private static func checkFraming(_ bytes: [UInt8]) throws {
-        let prefix = String(decoding: bytes.prefix(7), as: UTF8.self).lowercased()
-        if prefix == "bearer " || prefix.hasPrefix("bearer\t") {
+        // "Bearer " / "Bearer\t" in any case, compared on bytes (no String is made).
+        func lower(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
+        if bytes.count >= 7, zip(bytes.prefix(6), "bearer".utf8).allSatisfy({ lower($0) == $1 }), bytes[6] == 0x20 || bytes[6] == 0x09 {
             throw TokenError.malformed("token starts with \"Bearer \"; pass the token alone, without the Authorization scheme")
         }
         let first = bytes.first!, last = bytes.last!
@@ -107,6 +120,12 @@ struct CompactJWS {
             return s
         }
         return JOSEHeader(algorithm: alg, keyID: try optionalString("kid"), type: try optionalString("typ"),
-                          contentType: try optionalString("cty"), members: doc.object())
+                          contentType: try optionalString("cty"), document: doc)
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -8,8 +8,37 @@ public struct JOSEHeader: Sendable, Hashable {
     public let type: String?
     /// `cty`, if present.
     public let contentType: String?
-    /// Every member, in token order.
-    public let members: JSONObject
+    /// Every member, in token order (built from the jansson tree when first asked for).
+    public var members: JSONObject { document?.object() ?? storedMembers }
+
+    private let document: JSONDocument?
+    private let storedMembers: JSONObject
+
+    init(algorithm: JWSAlgorithm, keyID: String?, type: String?, contentType: String?, members: JSONObject) {
+        self.algorithm = algorithm
+        self.keyID = keyID
+        self.type = type
+        self.contentType = contentType
+        self.document = nil
+        self.storedMembers = members
+    }
+
+    /// A header whose members stay in the parsed (jansson) tree until read.
+    init(algorithm: JWSAlgorithm, keyID: String?, type: String?, contentType: String?, document: JSONDocument) {
+        self.algorithm = algorithm
+        self.keyID = keyID
+        self.type = type
+        self.contentType = contentType
+        self.document = document
+        self.storedMembers = JSONObject()
+    }
+
+    public static func == (a: JOSEHeader, b: JOSEHeader) -> Bool {
+        a.algorithm == b.algorithm && a.keyID == b.keyID && a.type == b.type && a.contentType == b.contentType && a.members == b.members
+    }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(algorithm); hasher.combine(keyID); hasher.combine(type); hasher.combine(contentType); hasher.combine(members)
+    }
 }
 
 /// Bounds on token input, checked before any decoding work.

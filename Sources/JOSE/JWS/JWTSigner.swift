@@ -63,12 +63,15 @@ public struct JWTSigner: Sendable {
             }
             header[name] = value
         }
-        var out = Base64URL.encode(JSONValue.object(header).jsonBytes)
-        out += "."
-        out += Base64URL.encode(payload)
-        let signature = try Array(out.utf8).withUnsafeBytes { try key.material.sign(algorithm, data: $0) }
-        out += "."
-        out += Base64URL.encode(signature)
-        return out
+        // One byte buffer: header.payload is signed in place, then the signature is appended.
+        var out: [UInt8] = []
+        out.reserveCapacity((payload.count + 128) * 4 / 3 + 360)
+        JSONValue.object(header).jsonBytes.withUnsafeBytes { Base64URL.append($0, to: &out) }
+        out.append(UInt8(ascii: "."))
+        payload.withUnsafeBytes { Base64URL.append($0, to: &out) }
+        let signature = try out.withUnsafeBytes { try key.material.sign(algorithm, data: $0) }
+        out.append(UInt8(ascii: "."))
+        signature.withUnsafeBytes { Base64URL.append($0, to: &out) }
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -52,7 +52,7 @@ public struct JWTVerifier: Sendable {
     public func verify(_ token: String) throws -> VerifiedToken<ClaimSet> {
         let (jws, doc, keyID) = try verifyClaims(token)
         _ = jws
-        return VerifiedToken(header: jws.header, claims: ClaimSet(doc.object()), keyID: keyID)
+        return VerifiedToken(header: jws.header, claims: ClaimSet(document: doc), keyID: keyID)
     }
 
     /// Verifies the signature and the claims, then decodes the claims into `Claims`
@@ -127,6 +127,6 @@ public struct UnverifiedToken: Sendable {
         header = jws.header
         payload = jws.payload
         signature = jws.signature
-        claims = (try? JSONDocument(parsing: jws.payload, limits: limits.claims, what: "token payload")).map { ClaimSet($0.object()) }
+        claims = (try? JSONDocument(parsing: jws.payload, limits: limits.claims, what: "token payload")).map { ClaimSet(document: $0) }
     }
 }

@@ -1,11 +1,43 @@
 internal import COpenSSL
+import Synchronization
 
 /// Owns one EVP_PKEY. Immutable after init; concurrent sign/verify on one key is fine
 /// (openssl-threads(7)). `EVP_PKEY_free` runs exactly once, in `deinit`.
 final class EVPKey: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// Digest-sign/verify contexts initialised once per algorithm and operation, copied per
+    /// call (see `KeyMaterial.verify`).
+    let templates = ContextTemplates()
     init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
     deinit { EVP_PKEY_free(pointer) }
+}
+
+/// One lazily made `EVP_MD_CTX` per (algorithm, sign/verify), published with an atomic
+/// compare-exchange: no lock, and after the first call only an acquiring load. Templates are
+/// never used directly, only copied (`EVP_MD_CTX_copy_ex` reads them), so they are shared
+/// read-only between threads. Freed in `deinit`, once.
+final class ContextTemplates: Sendable {
+    private final class Slot: Sendable { let raw = Atomic<Int>(0) }
+    private let slots: [Slot] = (0..<(2 * JWSAlgorithm.allCases.count)).map { _ in Slot() }
+
+    /// The template for `index`, made by `make` (which returns an owned context) the first time.
+    func get(_ index: Int, make: () throws -> OpaquePointer) rethrows -> OpaquePointer {
+        let slot = slots[index]
+        let current = slot.raw.load(ordering: .acquiring)
+        if current != 0 { return OpaquePointer(bitPattern: current)! }
+        let made = try make()
+        let (exchanged, original) = slot.raw.compareExchange(expected: 0, desired: Int(bitPattern: made), ordering: .acquiringAndReleasing)
+        if exchanged { return made }
+        EVP_MD_CTX_free(made)  // another thread published first
+        return OpaquePointer(bitPattern: original)!
+    }
+
+    deinit {
+        for slot in slots {
+            let v = slot.raw.load(ordering: .acquiring)
+            if v != 0 { EVP_MD_CTX_free(OpaquePointer(bitPattern: v)) }
+        }
+    }
 }
 
 /// An algorithm implementation fetched from the default provider once, for the process's life.

@@ -67,11 +67,35 @@ extension KeyMaterial {
         }
     }
 
+    /// A digest context ready for one sign or verify with `key` and `alg`; the caller frees it.
+    /// RSA and ECDSA copy a template initialised once per key and algorithm
+    /// (`EVP_DigestVerifyInit` fetches the signature and key-management implementations and
+    /// builds a provider context on every call: ~27k instructions for RS256, callgrind); Ed25519
+    /// contexts cannot be copied in OpenSSL 3.0, so they are initialised per call.
+    private func context(_ key: EVPKey, _ alg: JWSAlgorithm, sign: Bool) throws -> OpaquePointer {
+        guard let ctx = EVP_MD_CTX_new() else { throw OpenSSLError.fail(.internalError, "cannot create a digest context") }
+        if alg.family == .eddsa {
+            do { try initialise(ctx, key, alg, sign: sign) } catch { EVP_MD_CTX_free(ctx); throw error }
+            return ctx
+        }
+        do {
+            let template = try key.templates.get(alg.templateIndex * 2 + (sign ? 1 : 0)) {
+                guard let t = EVP_MD_CTX_new() else { throw OpenSSLError.fail(.internalError, "cannot create a digest context") }
+                do { try initialise(t, key, alg, sign: sign) } catch { EVP_MD_CTX_free(t); throw error }
+                return t
+            }
+            guard EVP_MD_CTX_copy_ex(ctx, template) == 1 else { throw OpenSSLError.fail(.internalError, "cannot copy a digest context") }
+        } catch {
+            EVP_MD_CTX_free(ctx)
+            throw error
+        }
+        return ctx
+    }
+
     private func digestVerify(_ key: EVPKey, _ alg: JWSAlgorithm, signature: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer) throws -> Bool {
         ERR_clear_error()
-        guard let ctx = EVP_MD_CTX_new() else { throw OpenSSLError.fail(.internalError, "cannot create a digest context") }
+        let ctx = try context(key, alg, sign: false)
         defer { EVP_MD_CTX_free(ctx) }
-        try initialise(ctx, key, alg, sign: false)
         let rc = EVP_DigestVerify(ctx, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
                                   data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count)
         ERR_clear_error()  // a failed verification leaves reasons we do not report
@@ -80,9 +104,8 @@ extension KeyMaterial {
 
     private func digestSign(_ key: EVPKey, _ alg: JWSAlgorithm, data: UnsafeRawBufferPointer) throws -> [UInt8] {
         ERR_clear_error()
-        guard let ctx = EVP_MD_CTX_new() else { throw OpenSSLError.fail(.internalError, "cannot create a digest context") }
+        let ctx = try context(key, alg, sign: true)
         defer { EVP_MD_CTX_free(ctx) }
-        try initialise(ctx, key, alg, sign: true)
         let tbs = data.baseAddress?.assumingMemoryBound(to: UInt8.self)
         var length = 0
         guard EVP_DigestSign(ctx, nil, &length, tbs, data.count) == 1 else { throw OpenSSLError.fail(.internalError, "\(alg.rawValue) signing failed") }
@@ -92,6 +115,16 @@ extension KeyMaterial {
         }
         out.removeSubrange(length...)
         return out
+    }
+}
+
+extension JWSAlgorithm {
+    /// Position in `allCases`, without searching it.
+    var templateIndex: Int {
+        switch self {
+        case .hs256: 0; case .hs384: 1; case .hs512: 2; case .rs256: 3; case .rs384: 4; case .rs512: 5
+        case .ps256: 6; case .ps384: 7; case .ps512: 8; case .es256: 9; case .es384: 10; case .es512: 11; case .edDSA: 12
+        }
     }
 }
 
