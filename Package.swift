@@ -99,7 +99,7 @@ if coreOnly {
 
 let package = Package(
     name: "TokenTool",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: products,
     dependencies: dependencies,
     targets: targets
