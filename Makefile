@@ -10,7 +10,7 @@ SWIFT ?= swift
 APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind python3-pip
 BIN := .build/debug/tokentool
 
-.PHONY: deps build demo test
+.PHONY: deps build demo test bench
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -31,3 +31,8 @@ demo: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Benchmarks (see docs/performance.md): a release build of the core, then every algorithm beside raw OpenSSL.
+bench: deps
+	TOKENTOOL_CORE_ONLY=1 $(SWIFT) build -c release
+	.build/release/tokentool bench
