@@ -77,7 +77,7 @@ section_identity() {
     if [ ! -x "$standin" ]; then echo "(skipped: $standin is not built; run 'make demo')"; return 0; fi
     "$standin" --port 0 > standin.json &
     STANDIN_PID=$!
-    trap 'kill $STANDIN_PID 2>/dev/null; rm -rf "$WORK"' EXIT
+    trap 'kill $STANDIN_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
     for _ in $(seq 50); do [ -s standin.json ] && break; sleep 0.1; done
     local base client jwks
     base=$(python3 -c 'import json,sys; print(json.load(open("standin.json"))["base_url"])')

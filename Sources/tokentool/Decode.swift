@@ -29,7 +29,7 @@ struct Decode: AsyncParsableCommand {
             let text = try readTokenArgument(token)
             let decoded = try UnverifiedToken(text)
             if json {
-                var out: JSONObject = ["header": .object(decoded.header.members)]
+                var out: JSONObject = ["header": .object(decoded.headerMembers)]
                 if let claims = decoded.claims {
                     out["payload"] = .object(claims.object)
                 } else {
@@ -39,6 +39,9 @@ struct Decode: AsyncParsableCommand {
                 }
                 out["signature"] = .string(Base64URL.encode(decoded.signature))
                 out["verified"] = false
+                if let refusal = decoded.refusal {
+                    out["refused"] = .object(["code": .string(refusal.code.rawValue), "message": .string(refusal.message)])
+                }
                 printJSON(.object(out))
             } else {
                 printHuman(decoded, now: tokenClock(now: now).now().timeIntervalSince1970)
@@ -51,7 +54,10 @@ struct Decode: AsyncParsableCommand {
         lines.append("NOT VERIFIED: decode checks no signature and no claim; use `tokentool verify` for that.")
         lines.append("")
         lines.append("Header:")
-        lines.append(JSONValue.object(t.header.members).prettyString())
+        lines.append(JSONValue.object(t.headerMembers).prettyString())
+        if let refusal = t.refusal {
+            lines.append("WARNING: every verifier refuses this token: \(refusal.code.rawValue): \(refusal.message)")
+        }
         lines.append("")
         if let claims = t.claims {
             lines.append("Payload:")
@@ -70,7 +76,8 @@ struct Decode: AsyncParsableCommand {
             lines.append(Base64URL.encode(t.payload))
         }
         lines.append("")
-        lines.append("Signature: \(t.signature.count) bytes (\(t.header.algorithm.rawValue)), not checked")
+        let alg = t.header?.algorithm.rawValue ?? t.headerMembers["alg"]?.stringValue.map { "alg \"\($0.prefix(32))\"" } ?? "no alg"
+        lines.append("Signature: \(t.signature.count) bytes (\(alg)), not checked")
         print(lines.joined(separator: "\n"))
     }
 }

@@ -112,7 +112,7 @@ struct Verify: AsyncParsableCommand {
 
     /// A token with a kid meets keys from PEM files or secrets, which cannot carry one: say how to pair them.
     private func hinted(_ error: TokenError, token: String, sources: [KeyFromFile]) -> TokenError {
-        guard let kid = (try? UnverifiedToken(token))?.header.keyID,
+        guard let kid = (try? UnverifiedToken(token))?.header?.keyID,
               let bare = sources.first(where: { $0.key.keyID == nil && !jwks.contains($0.source) })
         else { return error }
         let shown = kid.count > 64 ? String(kid.prefix(64)) + "…" : kid

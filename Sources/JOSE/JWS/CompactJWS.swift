@@ -22,11 +22,32 @@ struct CompactJWS {
     }
 
     init(bytes: [UInt8], limits: TokenLimits) throws {
+        let segments = try Self.split(bytes, limits: limits)
+        header = try Self.readHeader(segments.headerDocument)
+        if segments.signature.isEmpty { throw TokenError.malformed("token has an empty signature") }
+        headerDocument = segments.headerDocument
+        payload = segments.payload
+        signature = segments.signature
+        signingInput = bytes[0..<segments.payloadRange.upperBound]
+        self.bytes = bytes
+        payloadRange = segments.payloadRange
+    }
+
+    /// The three segments decoded (strict base64url, header JSON parsed with duplicate names
+    /// rejected), before the header's rules (alg, crit, b64, header keys) are applied.
+    struct Segments {
+        let headerDocument: JSONDocument
+        let payload: [UInt8]
+        let signature: [UInt8]
+        let payloadRange: Range<Int>
+    }
+
+    static func split(_ bytes: [UInt8], limits: TokenLimits) throws -> Segments {
         if bytes.count > limits.maxTokenBytes {
             throw TokenError.malformed("token is \(bytes.count) bytes; the limit is \(limits.maxTokenBytes)")
         }
         if bytes.isEmpty { throw TokenError.malformed("token is empty") }
-        try Self.checkFraming(bytes)
+        try checkFraming(bytes)
         // The first two dots, and whether there are more (counted up to 5), found with memchr.
         var dots = (-1, -1)
         var dotCount = 0
@@ -53,24 +74,16 @@ struct CompactJWS {
         var headerBytes: [UInt8] = []
         if let problem = Base64URL.decode(h, into: &headerBytes) { throw TokenError.malformed("token header is not valid base64url: it \(problem.message)") }
         let doc = try JSONDocument(parsing: headerBytes, limits: limits.header, what: "token header")
-        header = try Self.readHeader(doc)
-        headerDocument = doc
-
         var payloadBytes: [UInt8] = []
         if let problem = Base64URL.decode(p, into: &payloadBytes) { throw TokenError.malformed("token payload is not valid base64url: it \(problem.message)") }
         var signatureBytes: [UInt8] = []
         if let problem = Base64URL.decode(s, into: &signatureBytes) { throw TokenError.malformed("token signature is not valid base64url: it \(problem.message)") }
-        if signatureBytes.isEmpty { throw TokenError.malformed("token has an empty signature") }
-        payload = payloadBytes
-        signature = signatureBytes
-        signingInput = bytes[0..<dots.1]
-        self.bytes = bytes
-        payloadRange = (dots.0 + 1)..<dots.1
+        return Segments(headerDocument: doc, payload: payloadBytes, signature: signatureBytes, payloadRange: (dots.0 + 1)..<dots.1)
     }
 
     /// Refuses what people paste by mistake, with a hint: an Authorization scheme, white
     /// space, quotes, or a JWS JSON serialization.
-    private static func checkFraming(_ bytes: [UInt8]) throws {
+    static func checkFraming(_ bytes: [UInt8]) throws {
         // "Bearer " / "Bearer\t" in any case, compared on bytes (no String is made).
         func lower(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
         if bytes.count >= 7, zip(bytes.prefix(6), "bearer".utf8).allSatisfy({ lower($0) == $1 }), bytes[6] == 0x20 || bytes[6] == 0x09 {
@@ -91,7 +104,7 @@ struct CompactJWS {
     /// keys; a token never supplies its own (RFC 8725 §3.10 on key confusion).
     private static let keyOfferingMembers = ["jwk", "jku", "x5u", "x5c"]
 
-    private static func readHeader(_ doc: JSONDocument) throws -> JOSEHeader {
+    static func readHeader(_ doc: JSONDocument) throws -> JOSEHeader {
         guard let algMember = doc.member("alg") else { throw TokenError.malformed("token header has no \"alg\"") }
         guard let algName = JSONDocument.string(algMember) else { throw TokenError.malformed("token header \"alg\" is not a string") }
         let alg = try JWSAlgorithm.parse(algName)
