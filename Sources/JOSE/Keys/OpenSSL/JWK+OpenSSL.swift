@@ -145,6 +145,7 @@ extension JWK {
 
     /// Reads a DER key: SPKI, X.509 certificate, PKCS#8 or traditional private key, or PKCS#1 RSA public key.
     public init(der: [UInt8]) throws {
+        guard der.count <= PEM.maxBytes else { throw TokenError.invalidKey("DER data is \(der.count) bytes; the limit is \(PEM.maxBytes)") }
         if let k = try? JWK(evp: Self.d2i(der, "SPKI public key", d2i_PUBKEY), isPrivate: false) { self = k; return }
         if let evp = try? Self.certificateKey(der) { self = try JWK(evp: evp, isPrivate: false); return }
         if let evp = try? Self.d2i(der, "private key", d2i_AutoPrivateKey) { self = try JWK(evp: evp, isPrivate: true); return }
