@@ -1,4 +1,5 @@
-// Fixed keys for the fuzz targets (generated once with `openssl genpkey`; test-only, never used elsewhere).
+// Fixed keys for the fuzz targets: the same keys as TestVectors/fuzz/keys/*.pem (generated once with
+// `openssl genpkey`; test-only), from which TestVectors/fuzz/make_seeds.py signs the token seeds.
 enum FuzzKeys {
     static let rsa = """
     -----BEGIN PRIVATE KEY-----
