@@ -1,3 +1,4 @@
+import Foundation
 internal import COpenSSL
 
 /// Constant-time comparison for MACs, hashes and other secrets (OpenSSL `CRYPTO_memcmp`).
@@ -5,6 +6,9 @@ public enum ConstantTime {
     /// `true` when both buffers have the same length and bytes; the time taken depends only on
     /// the length, never on where the first difference is.
     public static func equals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        #if DEBUG
+        ComparisonProbe.current?.record()
+        #endif
         guard a.count == b.count else { return false }
         if a.isEmpty { return true }
         return CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0
@@ -15,6 +19,21 @@ public enum ConstantTime {
         a.withUnsafeBytes { x in b.withUnsafeBytes { y in equals(x, y) } }
     }
 }
+
+#if DEBUG
+/// Test hook, compiled into debug builds only: counts the calls to ``ConstantTime/equals(_:_:)``
+/// made while it is bound to the current task, so a test can prove that a code path (the HMAC
+/// verification) compares with `CRYPTO_memcmp` rather than with `==` or `memcmp`.
+/// A task-local keeps tests running in parallel from counting each other's calls.
+final class ComparisonProbe: @unchecked Sendable {
+    @TaskLocal static var current: ComparisonProbe?
+    private let lock = NSLock()
+    private var calls = 0
+
+    func record() { lock.withLock { calls += 1 } }
+    var count: Int { lock.withLock { calls } }
+}
+#endif
 
 /// Random bytes from OpenSSL's CSPRNG (`RAND_bytes`).
 public enum SecureRandom {

@@ -107,6 +107,11 @@ final class JSONDocument: @unchecked Sendable {
 
     static func type(_ j: UnsafeMutablePointer<json_t>) -> Int32 { ctk_json_typeof(j) }
 
+    /// The number of elements when `j` is an array, else `nil`.
+    static func arrayCount(_ j: UnsafeMutablePointer<json_t>) -> Int? {
+        ctk_json_typeof(j) == Int32(JSON_ARRAY.rawValue) ? json_array_size(j) : nil
+    }
+
     static func string(_ j: UnsafeMutablePointer<json_t>) -> String? {
         guard ctk_json_typeof(j) == Int32(JSON_STRING.rawValue), let p = json_string_value(j) else { return nil }
         let n = json_string_length(j)

@@ -216,6 +216,9 @@ extension JWK {
 
 /// Builds an EVP_PKEY from OSSL_PARAMs (EVP_PKEY_fromdata). Every BIGNUM it makes is freed
 /// (cleared first) when the builder is done; octet buffers are copied by OSSL_PARAM_BLD_to_param.
+/// Parameter names are NOT copied: OSSL_PARAM_BLD keeps the `key` pointer and the array from
+/// OSSL_PARAM_BLD_to_param points at it, so each name is a C copy owned by the builder, and the
+/// builder lives until EVP_PKEY_fromdata is done (a Swift String argument would be a temporary).
 final class EVPBuilder {
     private let bld: OpaquePointer
     private var bignums: [OpaquePointer] = []
@@ -233,32 +236,30 @@ final class EVPBuilder {
         for s in strings { free(s) }
     }
 
+    /// A C copy of `s` that lives as long as the builder. OSSL_PARAM_BLD (and the OSSL_PARAM array
+    /// it makes) keeps the *pointer* to each parameter name, not a copy: a Swift String bridged
+    /// for one call would dangle.
+    private func cString(_ s: String) -> UnsafeMutablePointer<CChar> {
+        let c = strdup(s)!
+        strings.append(c)
+        return c
+    }
+
     func bignum(_ name: String, _ bytes: [UInt8]) throws {
         guard let bn = BN_bin2bn(bytes, Int32(bytes.count), nil) else { throw OpenSSLError.fail(.internalError, "BN_bin2bn") }
         bignums.append(bn)
-        guard OSSL_PARAM_BLD_push_BN(bld, keep(name), bn) == 1 else { throw OpenSSLError.fail(.internalError, "OSSL_PARAM_BLD_push_BN") }
+        guard OSSL_PARAM_BLD_push_BN(bld, cString(name), bn) == 1 else { throw OpenSSLError.fail(.internalError, "OSSL_PARAM_BLD_push_BN") }
     }
 
     func octets(_ name: String, _ bytes: [UInt8]) {
         let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
         buf.copyBytes(from: bytes)
         buffers.append(buf)
-        OSSL_PARAM_BLD_push_octet_string(bld, keep(name), buf.baseAddress, bytes.count)
+        OSSL_PARAM_BLD_push_octet_string(bld, cString(name), buf.baseAddress, bytes.count)
     }
 
     func utf8(_ name: String, _ value: String) {
-        let s = strdup(value)!
-        strings.append(s)
-        OSSL_PARAM_BLD_push_utf8_string(bld, keep(name), s, 0)
-    }
-
-    /// OSSL_PARAM_BLD (and the OSSL_PARAM array it makes) keeps the *pointer* to each
-    /// parameter name, not a copy: a Swift String bridged for one call would dangle. Names are
-    /// copied here and live as long as the builder.
-    private func keep(_ name: String) -> UnsafeMutablePointer<CChar> {
-        let s = strdup(name)!
-        strings.append(s)
-        return s
+        OSSL_PARAM_BLD_push_utf8_string(bld, cString(name), cString(value), 0)
     }
 
     static func build(type: String, private isPrivate: Bool, _ fill: (EVPBuilder) throws -> Void) throws -> EVPKey {

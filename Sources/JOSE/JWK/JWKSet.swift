@@ -38,11 +38,12 @@ public struct JWKSet: Sendable {
             throw TokenError.invalidKey("JWKS is \(bytes.count) bytes; the limit is \(limits.maxBytes)")
         }
         let doc = try JWK.parseJSON(bytes, what: "JWKS", limits: JSONLimits(maxBytes: limits.maxBytes, maxDepth: 8, maxTopLevelMembers: 64))
+        // Count the keys on the jansson tree before building Swift values or reading any key.
+        if let raw = doc.member("keys"), let count = JSONDocument.arrayCount(raw), count > limits.maxKeys {
+            throw TokenError.invalidKey("JWKS has \(count) keys; the limit is \(limits.maxKeys)")
+        }
         guard let keysMember = doc.object()["keys"] else { throw TokenError.invalidKey("JWKS has no \"keys\" member") }
         guard let array = keysMember.arrayValue else { throw TokenError.invalidKey("JWKS \"keys\" is a \(keysMember.typeName), not an array") }
-        guard array.count <= limits.maxKeys else {
-            throw TokenError.invalidKey("JWKS has \(array.count) keys; the limit is \(limits.maxKeys)")
-        }
         keys = []
         rejected = []
         for (i, entry) in array.enumerated() {

@@ -17,6 +17,11 @@ struct CompactJWS {
     /// Splits and checks `token`.
     /// - Throws: `malformed` or `unsupported_algorithm`, with what was expected and found.
     init(_ token: String, limits: TokenLimits) throws {
+        // The size limit comes before any copy or decoding work (utf8.count is O(1) for native strings).
+        let size = token.utf8.count
+        if size > limits.maxTokenBytes {
+            throw TokenError.malformed("token is \(size) bytes; the limit is \(limits.maxTokenBytes)")
+        }
         let bytes = Array(token.utf8)
         try self.init(bytes: bytes, limits: limits)
     }

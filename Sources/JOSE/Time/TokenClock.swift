@@ -50,6 +50,8 @@ public enum UTCTime {
     public static func relative(_ seconds: Double, now: Double) -> String {
         let delta = seconds - now
         let a = abs(delta)
+        // Claims are attacker-chosen: 1e300 must not trap in Int(_:) below.
+        guard a.isFinite, a < 1e15 else { return delta >= 0 ? "in the far future" : "in the distant past" }
         let text: String
         if a < 60 { text = "\(Int(a))s" }
         else if a < 3600 { text = "\(Int(a / 60))m" }

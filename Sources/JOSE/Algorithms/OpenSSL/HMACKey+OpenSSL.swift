@@ -3,21 +3,24 @@ internal import COpenSSL
 /// Owns a symmetric secret and one keyed `EVP_MAC_CTX` template per HMAC algorithm the
 /// secret is long enough for. Each MAC duplicates its template, so the key schedule is
 /// computed once per key, not once per token; templates are never mutated after init, so
-/// concurrent use is safe. The secret is cleansed and the contexts freed in `deinit`.
+/// concurrent use is safe. The secret is copied into memory this object alone owns, which is
+/// cleansed and freed in `deinit` with the contexts. (Cleansing the caller's array instead
+/// would zero the caller's secret through the shared copy-on-write buffer.)
 final class HMACKey: @unchecked Sendable {
-    /// Our own buffer (never shared with a caller's array), so `deinit` can cleanse it.
-    private let storage: [UInt8]
-    /// A copy of the secret: handing out `storage` itself would share its buffer, which
-    /// `deinit` zeroes.
-    var secret: [UInt8] { storage.withUnsafeBufferPointer { Array($0) } }
+    private let storage: UnsafeMutableRawBufferPointer
+    private let count: Int
     /// Indexed by hs256, hs384, hs512.
     private var templates: [OpaquePointer?] = [nil, nil, nil]
+
+    /// A copy of the secret bytes.
+    var secret: [UInt8] { Array(storage.prefix(count)) }
 
     /// `allowShort` keys HS256 whatever the length (for one-shot HMACs outside JWS, such as
     /// Facebook's appsecret_proof); JWS keys go through ``JWK``'s length checks first.
     init(secret: [UInt8], allowShort: Bool = false) throws {
-        // Array(secret) would share the caller's buffer; copying through a pointer makes a new one.
-        self.storage = secret.withUnsafeBufferPointer { Array($0) }
+        storage = .allocate(byteCount: max(secret.count, 1), alignment: 1)
+        storage.copyBytes(from: secret)
+        count = secret.count
         for (i, alg) in [JWSAlgorithm.hs256, .hs384, .hs512].enumerated() where secret.count >= alg.hashLength || (allowShort && i == 0) {
             templates[i] = try Self.makeTemplate(secret, digestName: alg.digestName)
         }
@@ -25,7 +28,8 @@ final class HMACKey: @unchecked Sendable {
 
     deinit {
         for t in templates { if let t { EVP_MAC_CTX_free(t) } }
-        storage.withUnsafeBytes { raw in OPENSSL_cleanse(UnsafeMutableRawPointer(mutating: raw.baseAddress), raw.count) }
+        OPENSSL_cleanse(storage.baseAddress, storage.count)
+        storage.deallocate()
     }
 
     private static func makeTemplate(_ secret: [UInt8], digestName: String) throws -> OpaquePointer {

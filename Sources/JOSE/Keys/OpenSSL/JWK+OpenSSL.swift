@@ -11,6 +11,7 @@ extension JWK {
         case EVP_PKEY_RSA:
             let bits = Int(EVP_PKEY_get_bits(p))
             try Self.checkRSA(evp, bits: bits)
+            if isPrivate { try Self.checkRSAPairwise(evp) }
             self.init(keyType: .rsa, curve: nil, isPrivate: isPrivate, bits: bits, material: .evp(evp))
         case EVP_PKEY_RSA_PSS:
             throw TokenError.invalidKey("RSA-PSS-restricted keys (id-RSASSA-PSS) are not supported; use a plain RSA key, which serves PS256/384/512")
@@ -66,6 +67,25 @@ extension JWK {
             if !member { roca = false; break }
         }
         if roca { throw TokenError.invalidKey("RSA modulus has the ROCA fingerprint (CVE-2017-15361): the key is factorable") }
+    }
+
+    /// Pairwise consistency test (as FIPS 140-3 asks of new key pairs): a private key whose `d`
+    /// or CRT members do not match `n` and `e` would sign tokens nobody can verify. Found by the
+    /// `jwk` and `pem` fuzz targets (TestVectors/fuzz/regressions/).
+    static func checkRSAPairwise(_ evp: EVPKey) throws {
+        let probe = Array("tokentool pairwise consistency test".utf8)
+        let material = KeyMaterial.evp(evp)
+        let consistent: Bool
+        do {
+            consistent = try probe.withUnsafeBytes { data in
+                let signature = try material.sign(.rs256, data: data)
+                return try signature.withUnsafeBytes { try material.verify(.rs256, signature: $0, data: data) }
+            }
+        } catch {
+            consistent = false
+        }
+        ERR_clear_error()
+        guard consistent else { throw TokenError.invalidKey("RSA private key does not match its public key (its signatures do not verify)") }
     }
 
     static func checkECPoint(_ evp: EVPKey, private: Bool) throws {
@@ -125,6 +145,7 @@ extension JWK {
 
     /// Reads a DER key: SPKI, X.509 certificate, PKCS#8 or traditional private key, or PKCS#1 RSA public key.
     public init(der: [UInt8]) throws {
+        guard der.count <= PEM.maxBytes else { throw TokenError.invalidKey("DER data is \(der.count) bytes; the limit is \(PEM.maxBytes)") }
         if let k = try? JWK(evp: Self.d2i(der, "SPKI public key", d2i_PUBKEY), isPrivate: false) { self = k; return }
         if let evp = try? Self.certificateKey(der) { self = try JWK(evp: evp, isPrivate: false); return }
         if let evp = try? Self.d2i(der, "private key", d2i_AutoPrivateKey) { self = try JWK(evp: evp, isPrivate: true); return }

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Builds and runs the libFuzzer targets over the JOSE module (issue 6).
+#
+#   scripts/fuzz.sh TARGET [SECONDS]     TARGET: token | jwk | pem | claims | all   (default SECONDS: 600)
+#   scripts/fuzz.sh build                only build the targets
+#   scripts/fuzz.sh list                 print the target names
+#
+# Each target is the JOSE sources (built once, with -enable-testing) plus one entry file from
+# Tests/Fuzz/, compiled by swiftc with -sanitize=fuzzer,address: libFuzzer provides main(), the
+# entry is @_cdecl("LLVMFuzzerTestOneInput"). Seeds come from TestVectors/fuzz/TARGET/ plus the
+# matching files elsewhere in TestVectors/; new inputs found go to .build-fuzz/corpus/TARGET
+# (not committed). A crash, leak, timeout or broken invariant stops the run, leaves the input in
+# fuzz-out/ and makes this script exit 1: turn it into a test in Tests/JOSETests/HostileInputTests.swift.
+#
+# Environment: SWIFTC (default swiftc), FUZZ_JOBS (parallel workers per target, default 1),
+# FUZZ_OPT (default -O), FUZZ_ARGS (extra libFuzzer flags).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TARGETS=(token jwk pem claims)
+SWIFTC=${SWIFTC:-swiftc}
+OUT=.build-fuzz
+OPT=${FUZZ_OPT:--O}
+ARTIFACTS=fuzz-out
+
+usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+entry_file() {
+  case $1 in
+    token) echo Tests/Fuzz/FuzzToken.swift ;;
+    jwk) echo Tests/Fuzz/FuzzJWK.swift ;;
+    pem) echo Tests/Fuzz/FuzzPEM.swift ;;
+    claims) echo Tests/Fuzz/FuzzClaims.swift ;;
+    *) echo "unknown fuzz target: $1 (expected one of: ${TARGETS[*]})" >&2; exit 2 ;;
+  esac
+}
+
+CFLAGS=(-I Sources/COpenSSL -I Sources/CJansson)
+SANITIZE=(-sanitize=fuzzer,address)
+LINK=(-use-ld=lld)
+
+# newer_than OUT FILES...: true when OUT is missing or older than any of FILES.
+stale() {
+  local out=$1; shift
+  [[ ! -e $out ]] && return 0
+  local f
+  for f in "$@"; do [[ $f -nt $out ]] && return 0; done
+  return 1
+}
+
+build_jose() {
+  mkdir -p "$OUT"
+  mapfile -t sources < <(find Sources/JOSE -name '*.swift' | sort)
+  if stale "$OUT/libJOSE.a" "${sources[@]}" "$0"; then
+    echo "fuzz: building JOSE with ${SANITIZE[*]} $OPT" >&2
+    "$SWIFTC" -parse-as-library -swift-version 6 -module-name JOSE -enable-testing "$OPT" -g \
+      "${SANITIZE[@]}" "${CFLAGS[@]}" \
+      -emit-module -emit-module-path "$OUT/JOSE.swiftmodule" \
+      -emit-library -static -o "$OUT/libJOSE.a" "${sources[@]}"
+  fi
+}
+
+build_target() {
+  local t=$1 entry
+  entry=$(entry_file "$t")
+  build_jose
+  mapfile -t shared < <(find Tests/Fuzz/Shared -name '*.swift' | sort)
+  if stale "$OUT/fuzz-$t" "$entry" "${shared[@]}" "$OUT/libJOSE.a"; then
+    echo "fuzz: building target $t" >&2
+    "$SWIFTC" -parse-as-library -swift-version 6 -module-name "Fuzz_$t" "$OPT" -g \
+      "${SANITIZE[@]}" "${CFLAGS[@]}" -I "$OUT" \
+      "${LINK[@]}" "$entry" "${shared[@]}" "$OUT/libJOSE.a" -lcrypto -ljansson -o "$OUT/fuzz-$t"
+  fi
+}
+
+# Seed directories for a target: its own seeds plus matching vectors from other helpers' folders.
+seed_dirs() {
+  local t=$1 d
+  local -a dirs=("TestVectors/fuzz/$t")
+  case $t in
+    token) dirs+=(TestVectors/rfc7515 TestVectors/rfc7520) ;;
+    jwk) dirs+=(TestVectors/jwks) ;;
+    pem) dirs+=(TestVectors/pem) ;;
+    claims) ;;
+  esac
+  for d in "${dirs[@]}"; do [[ -d $d ]] && echo "$d"; done
+  return 0
+}
+
+run_target() {
+  local t=$1 seconds=$2
+  build_target "$t"
+  local corpus="$OUT/corpus/$t"
+  mkdir -p "$corpus" "$ARTIFACTS"
+  local -a seeds
+  mapfile -t seeds < <(seed_dirs "$t")
+  local -a args=(
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384
+    -print_final_stats=1 -artifact_prefix="$ARTIFACTS/$t-"
+  )
+  [[ -f TestVectors/fuzz/jose.dict ]] && args+=(-dict=TestVectors/fuzz/jose.dict)
+  if [[ ${FUZZ_JOBS:-1} -gt 1 ]]; then args+=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS"); fi
+  # shellcheck disable=SC2206
+  args+=(${FUZZ_ARGS:-})
+  echo "fuzz: $t for ${seconds}s (seeds: ${seeds[*]:-none})" >&2
+  # detect_leaks: a leaked EVP_PKEY or json_t fails the run like a crash.
+  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
+    "$OUT/fuzz-$t" "${args[@]}" "$corpus" "${seeds[@]}"
+}
+
+[[ $# -ge 1 ]] || usage
+case $1 in
+  list) printf '%s\n' "${TARGETS[@]}" ;;
+  build) for t in "${TARGETS[@]}"; do build_target "$t"; done ;;
+  all) for t in "${TARGETS[@]}"; do run_target "$t" "${2:-600}"; done ;;
+  -h|--help) usage ;;
+  *) run_target "$1" "${2:-600}" ;;
+esac
