@@ -233,23 +233,31 @@ final class EVPBuilder {
         for s in strings { free(s) }
     }
 
+    /// A C copy of a parameter name that lives as long as the builder: OSSL_PARAM_BLD keeps the
+    /// key pointer until OSSL_PARAM_BLD_to_param, so a Swift string's temporary C buffer would dangle.
+    private func key(_ name: String) -> UnsafeMutablePointer<CChar> {
+        let k = strdup(name)!
+        strings.append(k)
+        return k
+    }
+
     func bignum(_ name: String, _ bytes: [UInt8]) throws {
         guard let bn = BN_bin2bn(bytes, Int32(bytes.count), nil) else { throw OpenSSLError.fail(.internalError, "BN_bin2bn") }
         bignums.append(bn)
-        guard OSSL_PARAM_BLD_push_BN(bld, name, bn) == 1 else { throw OpenSSLError.fail(.internalError, "OSSL_PARAM_BLD_push_BN") }
+        guard OSSL_PARAM_BLD_push_BN(bld, key(name), bn) == 1 else { throw OpenSSLError.fail(.internalError, "OSSL_PARAM_BLD_push_BN") }
     }
 
     func octets(_ name: String, _ bytes: [UInt8]) {
         let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
         buf.copyBytes(from: bytes)
         buffers.append(buf)
-        OSSL_PARAM_BLD_push_octet_string(bld, name, buf.baseAddress, bytes.count)
+        OSSL_PARAM_BLD_push_octet_string(bld, key(name), buf.baseAddress, bytes.count)
     }
 
     func utf8(_ name: String, _ value: String) {
         let s = strdup(value)!
         strings.append(s)
-        OSSL_PARAM_BLD_push_utf8_string(bld, name, s, 0)
+        OSSL_PARAM_BLD_push_utf8_string(bld, key(name), s, 0)
     }
 
     static func build(type: String, private isPrivate: Bool, _ fill: (EVPBuilder) throws -> Void) throws -> EVPKey {
