@@ -155,9 +155,11 @@ public final class PostgresSessionStore: SessionStore {
                         return value
                     } catch {
                         _ = try? await Self.run(conn, "ROLLBACK", location: self.location, logger: self.logger)
-                        throw error
+                        throw error is RetryableConflict ? error : BodyFailure(error: error)
                     }
                 }
+            } catch let failure as BodyFailure {
+                throw failure.error  // the body's own error, unchanged
             } catch is RetryableConflict where attempt < 8 {
                 try? await Task.sleep(nanoseconds: UInt64(attempt) * 2_000_000)
             } catch is RetryableConflict {
@@ -177,6 +179,8 @@ public final class PostgresSessionStore: SessionStore {
         do {
             return try await client.withConnection(body)
         } catch let e as TokenError {
+            throw e
+        } catch let e as BodyFailure {
             throw e
         } catch is RetryableConflict {
             throw RetryableConflict()
@@ -221,10 +225,15 @@ public final class PostgresSessionStore: SessionStore {
     static func describe(_ error: any Error) -> String {
         if let e = error as? PSQLError {
             if let message = e.serverInfo?[.message] { return "\(message) (\(e.serverInfo?[.sqlState] ?? "?"))" }
-            return "\(e.code)"
+            return e.underlying.map { "\(e.code): \($0)" } ?? "\(e.code)"
         }
         return String(describing: error)
     }
 }
 
 struct RetryableConflict: Error {}
+
+/// Carries an error thrown by a transaction's body past the driver's own error mapping.
+struct BodyFailure: Error {
+    let error: any Error
+}

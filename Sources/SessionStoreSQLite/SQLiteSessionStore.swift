@@ -18,7 +18,8 @@ public struct SQLiteSessionStore: SessionStore {
     /// How long a transaction waits for another process's write lock.
     public static let busyTimeoutMilliseconds = 10_000
 
-    let connection: SQLiteConnection
+    let owner: ConnectionOwner
+    var connection: SQLiteConnection { owner.connection }
     let gate: AsyncGate
     /// The file path.
     public let path: String
@@ -38,7 +39,7 @@ public struct SQLiteSessionStore: SessionStore {
         } catch {
             throw TokenError(.storeUnavailable, "cannot open sqlite store \(path): \(Self.describe(error))")
         }
-        let store = SQLiteSessionStore(connection: connection, gate: AsyncGate(), path: path)
+        let store = SQLiteSessionStore(owner: ConnectionOwner(connection), gate: AsyncGate(), path: path)
         do {
             try await store.raw("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
             let mode = try await store.rows("PRAGMA journal_mode = WAL").first?.column("journal_mode")?.string
@@ -134,5 +135,15 @@ public struct SQLiteSessionStore: SessionStore {
     static func describe(_ error: any Error) -> String {
         if let e = error as? SQLiteError { return e.message }
         return String(describing: error)
+    }
+}
+
+/// Owns the connection: closes it when the last copy of the store goes away without `close()`
+/// (the connection must be closed before it is released).
+final class ConnectionOwner: Sendable {
+    let connection: SQLiteConnection
+    init(_ connection: SQLiteConnection) { self.connection = connection }
+    deinit {
+        if !connection.isClosed { _ = connection.close() }  // the pending close keeps the connection alive until done
     }
 }

@@ -52,7 +52,7 @@ extension SessionManager {
             guard let spent = try await tx.refreshToken(hash: hash), let usedAt = spent.usedAt else {
                 throw TokenError(.storeUnavailable, "refresh token changed state during rotation")
             }
-            if now - usedAt <= grace, let successorHash = spent.successorHash, let box = spent.sealedSuccessor,
+            if grace > 0, now - usedAt <= grace, let successorHash = spent.successorHash, let box = spent.sealedSuccessor,
                let next = try await tx.refreshToken(hash: successorHash), next.usedAt == nil,
                let again = RefreshToken.openSuccessor(box, predecessor: refreshToken, familyID: family.id) {
                 return .replayed(family, again)
