@@ -18,8 +18,6 @@ extension SessionManager {
         guard RefreshToken.looksLikeRefreshToken(refreshToken) else {
             throw TokenError(.invalidRefreshToken, "a refresh token is 43 base64url characters; got \(refreshToken.utf8.count) characters")
         }
-        let key = try await keyRing.activeKey()
-        let signer = try keyRing.signer(for: key)
         let now = configuration.now
         let hash = RefreshToken.hash(refreshToken)
         let successor = try RefreshToken.generate()
@@ -27,7 +25,39 @@ extension SessionManager {
         let idle = configuration.refreshIdleLifetime
         let hooks = self.hooks
 
-        let outcome: Outcome = try await store.transaction { tx in
+        // The active key is read in the same transaction (fewer round trips on PostgreSQL), and
+        // its signer made before anything is spent: a key that cannot sign (sealed, wrong master
+        // key) rolls the rotation back instead of losing the successor.
+        let keyRing = self.keyRing
+        let (outcome, signer): (Outcome, JWTSigner?) = try await store.transaction { tx in
+            let signer = try await tx.activeSigningKey().map { try keyRing.signer(for: $0) }
+            let outcome = try await Self.rotate(tx, hash: hash, refreshToken: refreshToken, successor: successor,
+                                                now: now, grace: grace, idle: idle, hooks: hooks)
+            return (outcome, signer)
+        }
+
+        switch outcome {
+        case .unknown:
+            throw TokenError(.invalidRefreshToken, "refresh token is not known to this store (never issued, or its session was purged)")
+        case .revoked(let family, let at):
+            throw TokenError(.refreshTokenRevoked, "session was revoked at \(UTCTime.format(Double(at)))\(family.revokeReason.map { " (\($0))" } ?? "")")
+        case .expired(let family):
+            let end = min(family.expiresAt, family.idleExpiresAt)
+            throw TokenError(.refreshTokenExpired, "session expired at \(UTCTime.format(Double(end)))\(family.idleExpiresAt < family.expiresAt ? " (idle)" : "")")
+        case .reused:
+            throw TokenError(.refreshTokenReused, "refresh token was already used; its session is now revoked")
+        case .rotated(let family, let token), .replayed(let family, let token):
+            var usable = signer
+            if usable == nil { usable = try keyRing.signer(for: try await keyRing.activeKey()) }  // a ring emptied by hand
+            guard let usable else { throw TokenError(.storeUnavailable, "no signing key") }
+            return try makePair(refresh: token, family: family, signer: usable, now: now)
+        }
+    }
+
+    /// The rotation itself, inside one transaction.
+    private static func rotate(_ tx: any SessionStoreTransaction, hash: String, refreshToken: String, successor: String,
+                               now: Int64, grace: Int64, idle: Int64, hooks: TestHooks) async throws -> Outcome {
+        do {  // (a scope, so the steps read in order)
             guard let token = try await tx.refreshToken(hash: hash) else { return .unknown }
             // Lock the family first: every rotation, revocation and deletion of this family
             // queues here (PostgreSQL row lock; SQLite serializes writers anyway).
@@ -59,20 +89,6 @@ extension SessionManager {
             }
             _ = try await tx.revokeFamily(id: family.id, at: now, reason: "reuse")
             return .reused(family)
-        }
-
-        switch outcome {
-        case .unknown:
-            throw TokenError(.invalidRefreshToken, "refresh token is not known to this store (never issued, or its session was purged)")
-        case .revoked(let family, let at):
-            throw TokenError(.refreshTokenRevoked, "session was revoked at \(UTCTime.format(Double(at)))\(family.revokeReason.map { " (\($0))" } ?? "")")
-        case .expired(let family):
-            let end = min(family.expiresAt, family.idleExpiresAt)
-            throw TokenError(.refreshTokenExpired, "session expired at \(UTCTime.format(Double(end)))\(family.idleExpiresAt < family.expiresAt ? " (idle)" : "")")
-        case .reused:
-            throw TokenError(.refreshTokenReused, "refresh token was already used; its session is now revoked")
-        case .rotated(let family, let token), .replayed(let family, let token):
-            return try makePair(refresh: token, family: family, signer: signer, now: now)
         }
     }
 
