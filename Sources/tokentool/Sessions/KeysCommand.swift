@@ -1,7 +1,67 @@
 import ArgumentParser
 import JOSE
+import Sessions
 
 struct KeysCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "keys", abstract: "(not yet implemented)")
-    func run() async throws { throw TokenError(.internalError, "keys is not implemented yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "The signing-key ring of a session store.",
+        subcommands: [Rotate.self, JWKS.self, List.self])
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a new active signing key; the old one stays published until its tokens expire.")
+        @OptionGroup var store: StoreOptions
+        @Flag(name: .long, help: "Print one JSON object.") var json = false
+
+        func run() async throws {
+            try await reportingErrors(json: json) {
+                let info = try await store.withSessions { try await $0.keyRing.rotate() }
+                if json {
+                    printJSON(.object(["kid": .string(info.keyID), "alg": .string(info.algorithm), "sealed": .bool(info.sealed)]))
+                } else {
+                    print("active key \(info.keyID) (\(info.algorithm)\(info.sealed ? ", sealed" : ""))")
+                }
+            }
+        }
+    }
+
+    struct JWKS: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "jwks", abstract: "Print the published JWKS (active key and retired keys still in use).")
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let text = try await store.withSessions { s -> String in
+                let set = try await s.keyRing.jwks()
+                if set.keys.isEmpty { _ = try await s.keyRing.activeKey(); return try await s.keyRing.jwks().jsonString(pretty: true) }
+                return try set.jsonString(pretty: true)
+            }
+            print(text)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the signing keys, active and retired.")
+        @OptionGroup var store: StoreOptions
+        @Flag(name: .long, help: "Print one JSON object.") var json = false
+
+        func run() async throws {
+            try await reportingErrors(json: json) {
+                let keys = try await store.withSessions { try await $0.keyRing.keys() }
+                let now = try store.configuration().clock.now().timeIntervalSince1970
+                if json {
+                    printJSON(.object(["keys": .array(keys.map { k in .object([
+                        "kid": .string(k.keyID), "alg": .string(k.algorithm), "active": .bool(k.isActive), "sealed": .bool(k.sealed),
+                        "created_at": .int(k.createdAt), "retired_at": k.retiredAt.map(JSONValue.int) ?? .null,
+                        "publish_until": k.publishUntil.map(JSONValue.int) ?? .null]) })]))
+                } else {
+                    for k in keys {
+                        let state = k.isActive ? "active" : "retired, published until \(UTCTime.format(Double(k.publishUntil ?? 0))) (\(UTCTime.relative(Double(k.publishUntil ?? 0), now: now)))"
+                        print("\(k.keyID) \(k.algorithm)\(k.sealed ? " sealed" : "") \(state)")
+                    }
+                }
+            }
+        }
+    }
 }

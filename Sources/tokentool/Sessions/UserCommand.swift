@@ -1,7 +1,60 @@
 import ArgumentParser
 import JOSE
+import Sessions
 
 struct UserCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "user", abstract: "(not yet implemented)")
-    func run() async throws { throw TokenError(.internalError, "user is not implemented yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "user",
+        abstract: "Users of a session store.",
+        subcommands: [Delete.self, Show.self])
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a user with its identities and sessions (one transaction; nothing else).")
+        @OptionGroup var store: StoreOptions
+        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @Argument(help: "The user id.") var userID: String
+
+        func run() async throws {
+            try await reportingErrors(json: json) {
+                try await store.withSessions { try await $0.deleteUser(id: userID) }
+                if json { printJSON(.object(["deleted": true, "user_id": .string(userID)])) } else { print("deleted user \(userID)") }
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a user's identities and sessions.")
+        @OptionGroup var store: StoreOptions
+        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @Argument(help: "The user id.") var userID: String
+
+        func run() async throws {
+            try await reportingErrors(json: json) {
+                let (identities, families) = try await store.withSessions { s -> ([IdentityRecord], [FamilyRecord]) in
+                    guard try await s.user(id: userID) != nil else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
+                    return (try await s.identities(of: userID), try await s.sessions(of: userID))
+                }
+                let now = try store.configuration().clock.now().timeIntervalSince1970
+                if json {
+                    printJSON(.object([
+                        "user_id": .string(userID),
+                        "identities": .array(identities.map { .object(["provider": .string($0.provider), "subject": .string($0.subject),
+                                                                     "email": $0.email.map(JSONValue.string) ?? .null]) }),
+                        "sessions": .array(families.map { f in .object([
+                            "sid": .string(f.id), "client_id": .string(f.clientID), "created_at": .int(f.createdAt),
+                            "expires_at": .int(min(f.expiresAt, f.idleExpiresAt)), "live": .bool(f.isLive(at: Int64(now))),
+                            "revoked_reason": f.revokeReason.map(JSONValue.string) ?? .null]) }),
+                    ]))
+                } else {
+                    print("user \(userID)")
+                    for i in identities { print("  identity \(i.provider) \(i.subject)\(i.email.map { " <\($0)>" } ?? "")") }
+                    for f in families {
+                        let state = f.revokedAt != nil ? "revoked (\(f.revokeReason ?? "?"))" : (f.isLive(at: Int64(now)) ? "live" : "expired")
+                        print("  session \(f.id) \(f.clientID) \(state), ends \(UTCTime.format(Double(min(f.expiresAt, f.idleExpiresAt))))")
+                    }
+                }
+            }
+        }
+    }
 }

@@ -1,0 +1,69 @@
+import Sessions
+
+/// The schema steps in PostgreSQL's dialect. Append-only: never edit a shipped step.
+enum PostgresMigrations {
+    static let all: [SchemaMigration] = [
+        SchemaMigration(version: 1, name: "create_core_tables", statements: [
+            """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY,
+                created_at BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE identities (
+                provider TEXT NOT NULL,
+                subject TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                email TEXT,
+                email_verified BOOLEAN NOT NULL DEFAULT FALSE,
+                profile TEXT,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (provider, subject))
+            """,
+            "CREATE INDEX identities_user ON identities(user_id)",
+            """
+            CREATE TABLE families (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                client_id TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                last_used_at BIGINT NOT NULL,
+                revoked_at BIGINT,
+                revoke_reason TEXT)
+            """,
+            """
+            CREATE TABLE refresh_tokens (
+                hash TEXT PRIMARY KEY,
+                family_id TEXT NOT NULL REFERENCES families(id) ON DELETE CASCADE,
+                parent_hash TEXT,
+                created_at BIGINT NOT NULL,
+                used_at BIGINT)
+            """,
+            """
+            CREATE TABLE signing_keys (
+                kid TEXT PRIMARY KEY,
+                alg TEXT NOT NULL,
+                public_jwk TEXT NOT NULL,
+                private_jwk TEXT NOT NULL,
+                sealed BOOLEAN NOT NULL DEFAULT FALSE,
+                created_at BIGINT NOT NULL,
+                retired_at BIGINT,
+                publish_until BIGINT,
+                active BOOLEAN UNIQUE CHECK (active))
+            """,
+        ]),
+        SchemaMigration(version: 2, name: "add_grace_successor", statements: [
+            "ALTER TABLE refresh_tokens ADD COLUMN successor_hash TEXT",
+            "ALTER TABLE refresh_tokens ADD COLUMN sealed_successor TEXT",
+        ]),
+        SchemaMigration(version: 3, name: "add_family_idle_expiry", statements: [
+            "ALTER TABLE families ADD COLUMN idle_expires_at BIGINT",
+            // Existing sessions keep their absolute end; the idle limit starts with their next use.
+            "UPDATE families SET idle_expires_at = expires_at",
+            "ALTER TABLE families ALTER COLUMN idle_expires_at SET NOT NULL",
+            "CREATE INDEX families_user ON families(user_id)",
+            "CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id)",
+        ]),
+    ]
+}

@@ -1,0 +1,239 @@
+import Foundation
+import JOSE
+import PostgresNIO
+import Sessions
+
+/// The session store for several server instances sharing one PostgreSQL database.
+///
+/// Rotation relies on row locks: a transaction locks the family row (`SELECT … FOR UPDATE`)
+/// before the conditional update of the refresh token, so concurrent refreshes of one token,
+/// from any instance, queue on that row and exactly one of them spends it. Transactions run at
+/// READ COMMITTED; deadlocks and serialization failures are retried.
+///
+/// ```swift
+/// let store = try await PostgresSessionStore.open(url: "postgres://app@127.0.0.1:5432/auth")
+/// ```
+public final class PostgresSessionStore: SessionStore {
+    /// Where and how to connect, from a `postgres://` URL.
+    public struct Location: Sendable, Hashable {
+        public var host: String
+        public var port: Int
+        /// A directory holding the server's Unix socket, instead of TCP (`?host=/run/postgresql`).
+        public var socketDirectory: String?
+        public var username: String
+        public var password: String?
+        public var database: String
+        /// `disable` (default), `prefer` or `require`.
+        public var sslMode: String
+
+        /// Parses `postgres://user:password@host:port/database?sslmode=disable&host=/socket/dir`.
+        /// - Throws: `invalid_configuration` for another scheme or an unknown `sslmode`.
+        public init(url: String) throws {
+            guard let c = URLComponents(string: url), c.scheme == "postgres" || c.scheme == "postgresql" else {
+                throw TokenError(TokenError.Code(rawValue: "invalid_configuration"), "a PostgreSQL store is a postgres://user@host:port/database URL")
+            }
+            username = c.percentEncodedUser.flatMap { $0.removingPercentEncoding } ?? "postgres"
+            password = c.percentEncodedPassword.flatMap { $0.removingPercentEncoding }
+            host = c.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
+            port = c.port ?? 5432
+            let path = c.path.hasPrefix("/") ? String(c.path.dropFirst()) : c.path
+            database = path.isEmpty ? username : (path.removingPercentEncoding ?? path)
+            let items = c.queryItems ?? []
+            sslMode = items.first { $0.name == "sslmode" }?.value ?? "disable"
+            socketDirectory = items.first { $0.name == "host" }?.value
+            guard ["disable", "prefer", "require"].contains(sslMode) else {
+                throw TokenError(TokenError.Code(rawValue: "invalid_configuration"), "sslmode must be disable, prefer or require, got \"\(sslMode.prefix(16))\"")
+            }
+        }
+
+        /// The URL without the password, for messages.
+        public var redacted: String {
+            "postgres://\(username)@\(socketDirectory ?? "\(host):\(port)")/\(database)"
+        }
+
+        var connectionConfiguration: PostgresConnection.Configuration {
+            if let dir = socketDirectory {
+                return .init(unixSocketPath: "\(dir)/.s.PGSQL.\(port)", username: username, password: password, database: database)
+            }
+            return .init(host: host, port: port, username: username, password: password, database: database, tls: connectionTLS)
+        }
+
+        var clientConfiguration: PostgresClient.Configuration {
+            var config: PostgresClient.Configuration
+            if let dir = socketDirectory {
+                config = .init(unixSocketPath: "\(dir)/.s.PGSQL.\(port)", username: username, password: password, database: database)
+            } else {
+                config = .init(host: host, port: port, username: username, password: password, database: database, tls: clientTLS)
+            }
+            config.options.maximumConnections = 20
+            return config
+        }
+
+        private var connectionTLS: PostgresConnection.Configuration.TLS {
+            switch sslMode {
+            case "require": return .require(try! NIOSSLContext(configuration: .makeClientConfiguration()))
+            case "prefer": return .prefer(try! NIOSSLContext(configuration: .makeClientConfiguration()))
+            default: return .disable
+            }
+        }
+
+        private var clientTLS: PostgresClient.Configuration.TLS {
+            switch sslMode {
+            case "require": return .require(.makeClientConfiguration())
+            case "prefer": return .prefer(.makeClientConfiguration())
+            default: return .disable
+            }
+        }
+    }
+
+    public let location: Location
+    let client: PostgresClient
+    private let runTask: Task<Void, Never>
+    let logger: Logger
+
+    private init(location: Location, logger: Logger) {
+        self.location = location
+        self.logger = logger
+        client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
+        let client = self.client
+        runTask = Task { await client.run() }
+    }
+
+    deinit { runTask.cancel() }
+
+    /// Connects, and migrates the database to the newest schema (in one transaction, under an
+    /// advisory lock, so that several instances starting at once migrate it once).
+    /// - Throws: `invalid_configuration` for a bad URL or a database that is not a session store;
+    ///   `store_unavailable` when the server cannot be reached; `store_too_new`.
+    public static func open(url: String) async throws -> PostgresSessionStore {
+        try await open(location: Location(url: url), migratingTo: nil)
+    }
+
+    /// Opens the store and migrates it only up to `version` (tests of migrations).
+    @_spi(Testing) public static func open(location: Location, migratingTo version: Int?) async throws -> PostgresSessionStore {
+        var logger = Logger(label: "tokentool.postgres")
+        logger.logLevel = .critical
+        // A direct connection first: it fails fast when the server is down, where a pool would wait.
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: location.connectionConfiguration, id: 1, logger: logger)
+        } catch {
+            throw TokenError(.storeUnavailable, "cannot connect to \(location.redacted): \(Self.describe(error))")
+        }
+        do {
+            try await migrate(connection, to: version, location: location, logger: logger)
+            try await connection.close()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        return PostgresSessionStore(location: location, logger: logger)
+    }
+
+    public func schemaVersion() async throws -> Int {
+        try await withConnection { conn in
+            let rows = try await Self.run(conn, "SELECT COALESCE(MAX(version), 0)::BIGINT FROM schema_migrations", location: self.location, logger: self.logger)
+            return Int(try rows.first?.decode(Int64.self) ?? 0)
+        }
+    }
+
+    public func close() async throws {
+        runTask.cancel()
+        _ = await runTask.value
+    }
+
+    public func transaction<T: Sendable>(_ body: @Sendable (any SessionStoreTransaction) async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await withConnection { conn in
+                    _ = try await Self.run(conn, "BEGIN", location: self.location, logger: self.logger)
+                    do {
+                        let value = try await body(PostgresTransaction(connection: conn, location: self.location, logger: self.logger))
+                        _ = try await Self.run(conn, "COMMIT", location: self.location, logger: self.logger)
+                        return value
+                    } catch {
+                        _ = try? await Self.run(conn, "ROLLBACK", location: self.location, logger: self.logger)
+                        throw error is RetryableConflict ? error : BodyFailure(error: error)
+                    }
+                }
+            } catch let failure as BodyFailure {
+                throw failure.error  // the body's own error, unchanged
+            } catch is RetryableConflict where attempt < 8 {
+                try? await Task.sleep(nanoseconds: UInt64(attempt) * 2_000_000)
+            } catch is RetryableConflict {
+                throw TokenError(.storeUnavailable, "transaction kept conflicting with concurrent ones (\(attempt) attempts)")
+            }
+        }
+    }
+
+    /// Runs SQL outside any transaction (test fixtures).
+    @_spi(Testing) public func executeRaw(_ sql: String) async throws {
+        try await withConnection { conn in _ = try await Self.run(conn, PostgresQuery(unsafeSQL: sql), location: self.location, logger: self.logger) }
+    }
+
+    // MARK: - internals
+
+    private func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withConnection(body)
+        } catch let e as TokenError {
+            throw e
+        } catch let e as BodyFailure {
+            throw e
+        } catch is RetryableConflict {
+            throw RetryableConflict()
+        } catch {
+            throw TokenError(.storeUnavailable, "\(location.redacted): \(Self.describe(error))")
+        }
+    }
+
+    private static func migrate(_ conn: PostgresConnection, to target: Int?, location: Location, logger: Logger) async throws {
+        _ = try await run(conn, "BEGIN", location: location, logger: logger)
+        do {
+            // One instance migrates; the others wait here, then find nothing left to do.
+            _ = try await run(conn, "SELECT pg_advisory_xact_lock(7305196518)", location: location, logger: logger)
+            _ = try await run(conn, "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)", location: location, logger: logger)
+            var applied: [(version: Int, name: String)] = []
+            for row in try await run(conn, "SELECT version, name FROM schema_migrations ORDER BY version", location: location, logger: logger) {
+                let (v, n) = try row.decode((Int32, String).self)
+                applied.append((Int(v), n))
+            }
+            for step in try SessionSchema.pendingSteps(applied: applied, available: PostgresMigrations.all, upTo: target) {
+                for statement in step.statements { _ = try await run(conn, PostgresQuery(unsafeSQL: statement), location: location, logger: logger) }
+                _ = try await run(conn, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (\(Int32(step.version)), \(step.name), EXTRACT(EPOCH FROM now())::BIGINT)", location: location, logger: logger)
+            }
+            _ = try await run(conn, "COMMIT", location: location, logger: logger)
+        } catch {
+            _ = try? await run(conn, "ROLLBACK", location: location, logger: logger)
+            throw error
+        }
+    }
+
+    /// Runs one query and collects its rows; PostgreSQL errors become `store_unavailable`,
+    /// except deadlocks and serialization failures, which the transaction retries.
+    static func run(_ conn: PostgresConnection, _ query: PostgresQuery, location: Location, logger: Logger) async throws -> [PostgresRow] {
+        do {
+            return try await conn.query(query, logger: logger).collect()
+        } catch let e as PSQLError {
+            if let state = e.serverInfo?[.sqlState], state == "40001" || state == "40P01" { throw RetryableConflict() }
+            throw TokenError(.storeUnavailable, "\(location.redacted): \(describe(e))")
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let e = error as? PSQLError {
+            if let message = e.serverInfo?[.message] { return "\(message) (\(e.serverInfo?[.sqlState] ?? "?"))" }
+            return e.underlying.map { "\(e.code): \($0)" } ?? "\(e.code)"
+        }
+        return String(describing: error)
+    }
+}
+
+struct RetryableConflict: Error {}
+
+/// Carries an error thrown by a transaction's body past the driver's own error mapping.
+struct BodyFailure: Error {
+    let error: any Error
+}

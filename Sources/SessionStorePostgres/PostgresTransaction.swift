@@ -1,0 +1,178 @@
+import JOSE
+import PostgresNIO
+import Sessions
+
+/// The store operations inside one PostgreSQL transaction, on one leased connection.
+struct PostgresTransaction: SessionStoreTransaction {
+    let connection: PostgresConnection
+    let location: PostgresSessionStore.Location
+    let logger: Logger
+
+    private func q(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await PostgresSessionStore.run(connection, query, location: location, logger: logger)
+    }
+
+    // MARK: users and identities
+
+    func insertUser(_ user: UserRecord) async throws {
+        _ = try await q("INSERT INTO users (id, created_at) VALUES (\(user.id), \(user.createdAt))")
+    }
+
+    func user(id: String) async throws -> UserRecord? {
+        try await q("SELECT id, created_at FROM users WHERE id = \(id)").first.map {
+            let (id, created) = try $0.decode((String, Int64).self)
+            return UserRecord(id: id, createdAt: created)
+        }
+    }
+
+    func deleteUser(id: String) async throws -> Bool {
+        // Lock the user's families first, in the order rotations lock them (family, then token).
+        _ = try await q("SELECT id FROM families WHERE user_id = \(id) ORDER BY id FOR UPDATE")
+        _ = try await q("DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM families WHERE user_id = \(id))")
+        _ = try await q("DELETE FROM families WHERE user_id = \(id)")
+        _ = try await q("DELETE FROM identities WHERE user_id = \(id)")
+        return try await !q("DELETE FROM users WHERE id = \(id) RETURNING id").isEmpty
+    }
+
+    func insertIdentity(_ i: IdentityRecord) async throws -> Bool {
+        try await !q("""
+            INSERT INTO identities (provider, subject, user_id, email, email_verified, profile, created_at)
+            VALUES (\(i.provider), \(i.subject), \(i.userID), \(i.email), \(i.emailVerified), \(i.profileJSON), \(i.createdAt))
+            ON CONFLICT (provider, subject) DO NOTHING RETURNING provider
+            """).isEmpty
+    }
+
+    private static func identity(_ r: PostgresRow) throws -> IdentityRecord {
+        let (provider, subject, userID, email, verified, profile, created) = try r.decode((String, String, String, String?, Bool, String?, Int64).self)
+        return IdentityRecord(provider: provider, subject: subject, userID: userID, email: email, emailVerified: verified,
+                              profileJSON: profile, createdAt: created)
+    }
+
+    func identity(provider: String, subject: String) async throws -> IdentityRecord? {
+        try await q("""
+            SELECT provider, subject, user_id, email, email_verified, profile, created_at FROM identities
+            WHERE provider = \(provider) AND subject = \(subject)
+            """).first.map(Self.identity)
+    }
+
+    func identities(userID: String) async throws -> [IdentityRecord] {
+        try await q("""
+            SELECT provider, subject, user_id, email, email_verified, profile, created_at FROM identities
+            WHERE user_id = \(userID) ORDER BY created_at, provider, subject
+            """).map(Self.identity)
+    }
+
+    // MARK: families and refresh tokens
+
+    func insertFamily(_ f: FamilyRecord) async throws {
+        _ = try await q("""
+            INSERT INTO families (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason)
+            VALUES (\(f.id), \(f.userID), \(f.clientID), \(f.createdAt), \(f.expiresAt), \(f.idleExpiresAt), \(f.lastUsedAt),
+                    \(f.revokedAt), \(f.revokeReason))
+            """)
+    }
+
+    private static func family(_ r: PostgresRow) throws -> FamilyRecord {
+        let (id, userID, clientID, created, expires, idle, lastUsed, revokedAt, reason) =
+            try r.decode((String, String, String, Int64, Int64, Int64, Int64, Int64?, String?).self)
+        return FamilyRecord(id: id, userID: userID, clientID: clientID, createdAt: created, expiresAt: expires, idleExpiresAt: idle,
+                            lastUsedAt: lastUsed, revokedAt: revokedAt, revokeReason: reason)
+    }
+
+    func family(id: String, forUpdate: Bool) async throws -> FamilyRecord? {
+        let lock = forUpdate ? " FOR UPDATE" : ""
+        return try await q("""
+            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason
+            FROM families WHERE id = \(id)\(unescaped: lock)
+            """).first.map(Self.family)
+    }
+
+    func families(userID: String) async throws -> [FamilyRecord] {
+        try await q("""
+            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason
+            FROM families WHERE user_id = \(userID) ORDER BY created_at, id
+            """).map(Self.family)
+    }
+
+    func revokeFamily(id: String, at time: Int64, reason: String) async throws -> Bool {
+        try await !q("UPDATE families SET revoked_at = \(time), revoke_reason = \(reason) WHERE id = \(id) AND revoked_at IS NULL RETURNING id").isEmpty
+    }
+
+    func touchFamily(id: String, lastUsedAt: Int64, idleExpiresAt: Int64) async throws {
+        _ = try await q("UPDATE families SET last_used_at = \(lastUsedAt), idle_expires_at = \(idleExpiresAt) WHERE id = \(id)")
+    }
+
+    func insertRefreshToken(_ t: RefreshTokenRecord) async throws {
+        _ = try await q("""
+            INSERT INTO refresh_tokens (hash, family_id, parent_hash, created_at, used_at, successor_hash, sealed_successor)
+            VALUES (\(t.hash), \(t.familyID), \(t.parentHash), \(t.createdAt), \(t.usedAt), \(t.successorHash), \(t.sealedSuccessor))
+            """)
+    }
+
+    func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
+        try await q("""
+            SELECT hash, family_id, parent_hash, created_at, used_at, successor_hash, sealed_successor FROM refresh_tokens WHERE hash = \(hash)
+            """).first.map {
+            let (hash, family, parent, created, used, successor, sealed) = try $0.decode((String, String, String?, Int64, Int64?, String?, String?).self)
+            return RefreshTokenRecord(hash: hash, familyID: family, parentHash: parent, createdAt: created, usedAt: used,
+                                      successorHash: successor, sealedSuccessor: sealed)
+        }
+    }
+
+    func spendRefreshToken(hash: String, at time: Int64, successorHash: String, sealedSuccessor: String) async throws -> Bool {
+        // Under READ COMMITTED a concurrent spender blocks on the row, then re-checks
+        // `used_at IS NULL` against the committed row and updates nothing.
+        try await !q("""
+            UPDATE refresh_tokens SET used_at = \(time), successor_hash = \(successorHash), sealed_successor = \(sealedSuccessor)
+            WHERE hash = \(hash) AND used_at IS NULL RETURNING hash
+            """).isEmpty
+    }
+
+    func purge(now: Int64) async throws -> PurgeCounts {
+        let tokens = try await q("""
+            DELETE FROM refresh_tokens WHERE family_id IN
+              (SELECT id FROM families WHERE revoked_at IS NOT NULL OR expires_at <= \(now) OR idle_expires_at <= \(now)) RETURNING hash
+            """).count
+        let families = try await q("""
+            DELETE FROM families WHERE revoked_at IS NOT NULL OR expires_at <= \(now) OR idle_expires_at <= \(now) RETURNING id
+            """).count
+        let keys = try await q("DELETE FROM signing_keys WHERE retired_at IS NOT NULL AND publish_until <= \(now) RETURNING kid").count
+        return PurgeCounts(families: families, refreshTokens: tokens, signingKeys: keys)
+    }
+
+    // MARK: signing keys
+
+    func insertSigningKey(_ k: SigningKeyRecord) async throws -> Bool {
+        let active: Bool? = k.retiredAt == nil ? true : nil
+        return try await !q("""
+            INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, active)
+            VALUES (\(k.keyID), \(k.algorithm), \(k.publicJWK), \(k.privateJWK), \(k.sealed), \(k.createdAt), \(k.retiredAt),
+                    \(k.publishUntil), \(active))
+            ON CONFLICT DO NOTHING RETURNING kid
+            """).isEmpty
+    }
+
+    func retireActiveSigningKey(at time: Int64, publishUntil: Int64) async throws -> String? {
+        try await q("""
+            UPDATE signing_keys SET retired_at = \(time), publish_until = \(publishUntil), active = NULL WHERE active RETURNING kid
+            """).first.map { try $0.decode(String.self) }
+    }
+
+    private static func key(_ r: PostgresRow) throws -> SigningKeyRecord {
+        let (kid, alg, pub, priv, sealed, created, retired, until) = try r.decode((String, String, String, String, Bool, Int64, Int64?, Int64?).self)
+        return SigningKeyRecord(keyID: kid, algorithm: alg, publicJWK: pub, privateJWK: priv, sealed: sealed, createdAt: created,
+                                retiredAt: retired, publishUntil: until)
+    }
+
+    func activeSigningKey() async throws -> SigningKeyRecord? {
+        try await q("SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until FROM signing_keys WHERE active")
+            .first.map(Self.key)
+    }
+
+    func signingKeys() async throws -> [SigningKeyRecord] {
+        try await q("""
+            SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until FROM signing_keys
+            ORDER BY created_at, COALESCE(retired_at, 9223372036854775807), kid
+            """).map(Self.key)
+    }
+}

@@ -1,1 +1,0 @@
-// SessionStoreSQLite module

@@ -1,0 +1,68 @@
+import Sessions
+
+/// The schema steps in SQLite's dialect. Append-only: never edit a shipped step.
+enum SQLiteMigrations {
+    static let all: [SchemaMigration] = [
+        SchemaMigration(version: 1, name: "create_core_tables", statements: [
+            """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY,
+                created_at INTEGER NOT NULL)
+            """,
+            """
+            CREATE TABLE identities (
+                provider TEXT NOT NULL,
+                subject TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                email TEXT,
+                email_verified INTEGER NOT NULL DEFAULT 0,
+                profile TEXT,
+                created_at INTEGER NOT NULL,
+                PRIMARY KEY (provider, subject))
+            """,
+            "CREATE INDEX identities_user ON identities(user_id)",
+            """
+            CREATE TABLE families (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                client_id TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                last_used_at INTEGER NOT NULL,
+                revoked_at INTEGER,
+                revoke_reason TEXT)
+            """,
+            """
+            CREATE TABLE refresh_tokens (
+                hash TEXT PRIMARY KEY,
+                family_id TEXT NOT NULL REFERENCES families(id) ON DELETE CASCADE,
+                parent_hash TEXT,
+                created_at INTEGER NOT NULL,
+                used_at INTEGER)
+            """,
+            """
+            CREATE TABLE signing_keys (
+                kid TEXT PRIMARY KEY,
+                alg TEXT NOT NULL,
+                public_jwk TEXT NOT NULL,
+                private_jwk TEXT NOT NULL,
+                sealed INTEGER NOT NULL DEFAULT 0,
+                created_at INTEGER NOT NULL,
+                retired_at INTEGER,
+                publish_until INTEGER,
+                active INTEGER UNIQUE CHECK (active = 1))
+            """,
+        ]),
+        SchemaMigration(version: 2, name: "add_grace_successor", statements: [
+            "ALTER TABLE refresh_tokens ADD COLUMN successor_hash TEXT",
+            "ALTER TABLE refresh_tokens ADD COLUMN sealed_successor TEXT",
+        ]),
+        SchemaMigration(version: 3, name: "add_family_idle_expiry", statements: [
+            "ALTER TABLE families ADD COLUMN idle_expires_at INTEGER",
+            // Existing sessions keep their absolute end; the idle limit starts with their next use.
+            "UPDATE families SET idle_expires_at = expires_at",
+            "CREATE INDEX families_user ON families(user_id)",
+            "CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id)",
+        ]),
+    ]
+}

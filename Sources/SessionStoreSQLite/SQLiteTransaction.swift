@@ -1,0 +1,178 @@
+import JOSE
+import SQLiteNIO
+import Sessions
+
+/// The store operations inside one SQLite transaction (the store's gate is held).
+struct SQLiteTransaction: SessionStoreTransaction {
+    let store: SQLiteSessionStore
+
+    private func q(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
+        try await store.rows(sql, binds)
+    }
+
+    // MARK: users and identities
+
+    func insertUser(_ user: UserRecord) async throws {
+        _ = try await q("INSERT INTO users (id, created_at) VALUES (?, ?)", [.text(user.id), .int(user.createdAt)])
+    }
+
+    func user(id: String) async throws -> UserRecord? {
+        try await q("SELECT id, created_at FROM users WHERE id = ?", [.text(id)]).first.map {
+            UserRecord(id: $0.string("id"), createdAt: $0.int("created_at"))
+        }
+    }
+
+    func deleteUser(id: String) async throws -> Bool {
+        _ = try await q("DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM families WHERE user_id = ?)", [.text(id)])
+        _ = try await q("DELETE FROM families WHERE user_id = ?", [.text(id)])
+        _ = try await q("DELETE FROM identities WHERE user_id = ?", [.text(id)])
+        return try await !q("DELETE FROM users WHERE id = ? RETURNING id", [.text(id)]).isEmpty
+    }
+
+    func insertIdentity(_ i: IdentityRecord) async throws -> Bool {
+        try await !q("""
+            INSERT INTO identities (provider, subject, user_id, email, email_verified, profile, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (provider, subject) DO NOTHING RETURNING provider
+            """, [.text(i.provider), .text(i.subject), .text(i.userID), .opt(i.email), .int(i.emailVerified ? 1 : 0),
+                  .opt(i.profileJSON), .int(i.createdAt)]).isEmpty
+    }
+
+    private static let identityColumns = "provider, subject, user_id, email, email_verified, profile, created_at"
+
+    private static func identity(_ r: SQLiteRow) -> IdentityRecord {
+        IdentityRecord(provider: r.string("provider"), subject: r.string("subject"), userID: r.string("user_id"),
+                       email: r.optString("email"), emailVerified: r.int("email_verified") != 0,
+                       profileJSON: r.optString("profile"), createdAt: r.int("created_at"))
+    }
+
+    func identity(provider: String, subject: String) async throws -> IdentityRecord? {
+        try await q("SELECT \(Self.identityColumns) FROM identities WHERE provider = ? AND subject = ?",
+                    [.text(provider), .text(subject)]).first.map(Self.identity)
+    }
+
+    func identities(userID: String) async throws -> [IdentityRecord] {
+        try await q("SELECT \(Self.identityColumns) FROM identities WHERE user_id = ? ORDER BY created_at, provider, subject",
+                    [.text(userID)]).map(Self.identity)
+    }
+
+    // MARK: families and refresh tokens
+
+    func insertFamily(_ f: FamilyRecord) async throws {
+        _ = try await q("""
+            INSERT INTO families (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(f.id), .text(f.userID), .text(f.clientID), .int(f.createdAt), .int(f.expiresAt), .int(f.idleExpiresAt),
+                  .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason)])
+    }
+
+    private static let familyColumns = "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason"
+
+    private static func family(_ r: SQLiteRow) -> FamilyRecord {
+        let expires = r.int("expires_at")
+        return FamilyRecord(id: r.string("id"), userID: r.string("user_id"), clientID: r.string("client_id"),
+                            createdAt: r.int("created_at"), expiresAt: expires, idleExpiresAt: r.optInt("idle_expires_at") ?? expires,
+                            lastUsedAt: r.int("last_used_at"), revokedAt: r.optInt("revoked_at"), revokeReason: r.optString("revoke_reason"))
+    }
+
+    func family(id: String, forUpdate: Bool) async throws -> FamilyRecord? {
+        // BEGIN IMMEDIATE already holds the database's write lock: no row lock needed.
+        try await q("SELECT \(Self.familyColumns) FROM families WHERE id = ?", [.text(id)]).first.map(Self.family)
+    }
+
+    func families(userID: String) async throws -> [FamilyRecord] {
+        try await q("SELECT \(Self.familyColumns) FROM families WHERE user_id = ? ORDER BY created_at, id", [.text(userID)]).map(Self.family)
+    }
+
+    func revokeFamily(id: String, at time: Int64, reason: String) async throws -> Bool {
+        try await !q("UPDATE families SET revoked_at = ?, revoke_reason = ? WHERE id = ? AND revoked_at IS NULL RETURNING id",
+                     [.int(time), .text(reason), .text(id)]).isEmpty
+    }
+
+    func touchFamily(id: String, lastUsedAt: Int64, idleExpiresAt: Int64) async throws {
+        _ = try await q("UPDATE families SET last_used_at = ?, idle_expires_at = ? WHERE id = ?", [.int(lastUsedAt), .int(idleExpiresAt), .text(id)])
+    }
+
+    func insertRefreshToken(_ t: RefreshTokenRecord) async throws {
+        _ = try await q("""
+            INSERT INTO refresh_tokens (hash, family_id, parent_hash, created_at, used_at, successor_hash, sealed_successor)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, [.text(t.hash), .text(t.familyID), .opt(t.parentHash), .int(t.createdAt), .opt(t.usedAt), .opt(t.successorHash),
+                  .opt(t.sealedSuccessor)])
+    }
+
+    func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
+        try await q("""
+            SELECT hash, family_id, parent_hash, created_at, used_at, successor_hash, sealed_successor FROM refresh_tokens WHERE hash = ?
+            """, [.text(hash)]).first.map { r in
+            RefreshTokenRecord(hash: r.string("hash"), familyID: r.string("family_id"), parentHash: r.optString("parent_hash"),
+                               createdAt: r.int("created_at"), usedAt: r.optInt("used_at"), successorHash: r.optString("successor_hash"),
+                               sealedSuccessor: r.optString("sealed_successor"))
+        }
+    }
+
+    func spendRefreshToken(hash: String, at time: Int64, successorHash: String, sealedSuccessor: String) async throws -> Bool {
+        try await !q("""
+            UPDATE refresh_tokens SET used_at = ?, successor_hash = ?, sealed_successor = ?
+            WHERE hash = ? AND used_at IS NULL RETURNING hash
+            """, [.int(time), .text(successorHash), .text(sealedSuccessor), .text(hash)]).isEmpty
+    }
+
+    func purge(now: Int64) async throws -> PurgeCounts {
+        let dead = "revoked_at IS NOT NULL OR expires_at <= ? OR COALESCE(idle_expires_at, expires_at) <= ?"
+        let tokens = try await q("DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM families WHERE \(dead)) RETURNING hash",
+                                 [.int(now), .int(now)]).count
+        let families = try await q("DELETE FROM families WHERE \(dead) RETURNING id", [.int(now), .int(now)]).count
+        let keys = try await q("DELETE FROM signing_keys WHERE retired_at IS NOT NULL AND publish_until <= ? RETURNING kid", [.int(now)]).count
+        return PurgeCounts(families: families, refreshTokens: tokens, signingKeys: keys)
+    }
+
+    // MARK: signing keys
+
+    func insertSigningKey(_ k: SigningKeyRecord) async throws -> Bool {
+        try await !q("""
+            INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, active)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING kid
+            """, [.text(k.keyID), .text(k.algorithm), .text(k.publicJWK), .text(k.privateJWK), .int(k.sealed ? 1 : 0), .int(k.createdAt),
+                  .opt(k.retiredAt), .opt(k.publishUntil), k.retiredAt == nil ? .int(1) : .null]).isEmpty
+    }
+
+    func retireActiveSigningKey(at time: Int64, publishUntil: Int64) async throws -> String? {
+        try await q("UPDATE signing_keys SET retired_at = ?, publish_until = ?, active = NULL WHERE active = 1 RETURNING kid",
+                    [.int(time), .int(publishUntil)]).first?.string("kid")
+    }
+
+    private static let keyColumns = "kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until"
+
+    private static func key(_ r: SQLiteRow) -> SigningKeyRecord {
+        SigningKeyRecord(keyID: r.string("kid"), algorithm: r.string("alg"), publicJWK: r.string("public_jwk"),
+                         privateJWK: r.string("private_jwk"), sealed: r.int("sealed") != 0, createdAt: r.int("created_at"),
+                         retiredAt: r.optInt("retired_at"), publishUntil: r.optInt("publish_until"))
+    }
+
+    func activeSigningKey() async throws -> SigningKeyRecord? {
+        try await q("SELECT \(Self.keyColumns) FROM signing_keys WHERE active = 1").first.map(Self.key)
+    }
+
+    func signingKeys() async throws -> [SigningKeyRecord] {
+        try await q("SELECT \(Self.keyColumns) FROM signing_keys ORDER BY created_at, COALESCE(retired_at, 9223372036854775807), rowid").map(Self.key)
+    }
+}
+
+extension SQLiteData {
+    static func int(_ v: Int64) -> SQLiteData { .integer(SQLiteInt64(v)) }
+    static func opt(_ v: String?) -> SQLiteData { v.map { .text($0) } ?? .null }
+    static func opt(_ v: Int64?) -> SQLiteData { v.map { .int($0) } ?? .null }
+}
+
+extension SQLiteRow {
+    func string(_ name: String) -> String { column(name)?.string ?? "" }
+    func optString(_ name: String) -> String? {
+        guard let d = column(name), !d.isNull else { return nil }
+        return d.string
+    }
+    func int(_ name: String) -> Int64 { Int64(column(name)?.integer ?? 0) }
+    func optInt(_ name: String) -> Int64? {
+        guard let d = column(name), !d.isNull else { return nil }
+        return d.integer.map { Int64($0) }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import JOSE
+
+/// The signing keys of an issuer, kept in the store: one active key signs, retired keys stay
+/// published until every token they signed has expired.
+///
+/// ```swift
+/// let ring = KeyRing(store: store, configuration: config)
+/// let info = try await ring.rotate()          // new active key; the old one is retired
+/// let jwks = try await ring.jwks()            // what resource servers fetch
+/// ```
+public struct KeyRing: Sendable {
+    public let store: any SessionStore
+    public let configuration: SessionConfiguration
+    private let cache = SignerCache()
+
+    public init(store: any SessionStore, configuration: SessionConfiguration) {
+        self.store = store
+        self.configuration = configuration
+    }
+
+    /// A key as the ring reports it (no key bytes).
+    public struct KeyInfo: Sendable, Hashable {
+        public var keyID: String
+        public var algorithm: String
+        public var sealed: Bool
+        public var createdAt: Int64
+        public var retiredAt: Int64?
+        public var publishUntil: Int64?
+        public var isActive: Bool { retiredAt == nil }
+    }
+
+    /// Makes a new active key and retires the current one, which stays published for the
+    /// access-token lifetime plus the leeway (every token it signed expires by then).
+    /// - Throws: `invalid_configuration`, `store_unavailable`.
+    @discardableResult
+    public func rotate() async throws -> KeyInfo {
+        try configuration.validate()
+        let record = try makeKeyRecord()
+        let now = configuration.now
+        let publishUntil = now + configuration.accessTokenLifetime + configuration.leeway
+        try await store.transaction { tx in
+            _ = try await tx.retireActiveSigningKey(at: now, publishUntil: publishUntil)
+            guard try await tx.insertSigningKey(record) else {
+                throw TokenError(.storeUnavailable, "another key became active during the rotation")
+            }
+        }
+        return Self.info(record)
+    }
+
+    /// The active key, created on first use when the ring is empty.
+    /// - Throws: `invalid_configuration`, `store_unavailable`.
+    public func activeKey() async throws -> SigningKeyRecord {
+        if let key = try await store.transaction({ tx in try await tx.activeSigningKey() }) { return key }
+        let record = try makeKeyRecord()
+        // Several instances may race to create the first key; the store keeps exactly one active.
+        return try await store.transaction { tx in
+            if try await tx.insertSigningKey(record) { return record }
+            guard let winner = try await tx.activeSigningKey() else { throw TokenError(.storeUnavailable, "no active signing key after creating one") }
+            return winner
+        }
+    }
+
+    /// Every key, oldest first.
+    public func keys() async throws -> [KeyInfo] {
+        try await store.transaction { tx in try await tx.signingKeys() }.map(Self.info)
+    }
+
+    /// The published JWKS: the active key and the retired keys still within their publication time.
+    /// - Throws: `store_unavailable`; `invalid_key` if a stored public key is unreadable.
+    public func jwks() async throws -> JWKSet {
+        let now = configuration.now
+        let records = try await store.transaction { tx in try await tx.signingKeys() }
+        // Newest first, so the active key leads.
+        return try JWKSet(keys: records.filter { $0.isPublished(at: now) }.reversed().map { try JWK(json: $0.publicJWK) })
+    }
+
+    /// A signer for `record` (parsed once per process and key id).
+    /// - Throws: `invalid_configuration` when the key is sealed and no (or the wrong) master key is set.
+    func signer(for record: SigningKeyRecord) throws -> JWTSigner {
+        if let cached = cache.get(record.keyID) { return cached }
+        let json: String
+        if record.sealed {
+            guard let master = configuration.masterKey else {
+                throw TokenError(.invalidConfiguration, "signing key \"\(record.keyID)\" is sealed; a master key is needed to use it")
+            }
+            let box = try Base64URL.decode(record.privateJWK, what: "sealed signing key")
+            guard let plain = try? AESGCM.open(box, key: master, authenticating: Array(record.keyID.utf8)) else {
+                throw TokenError(.invalidConfiguration, "the master key does not open signing key \"\(record.keyID)\"")
+            }
+            json = String(decoding: plain, as: UTF8.self)
+        } else {
+            json = record.privateJWK
+        }
+        let key = try JWK(json: json)
+        guard let alg = JWSAlgorithm(rawValue: record.algorithm) else {
+            throw TokenError(.invalidConfiguration, "signing key \"\(record.keyID)\" has unknown algorithm \"\(record.algorithm.prefix(16))\"")
+        }
+        var signer = try JWTSigner(key: key, algorithm: alg, keyID: record.keyID)
+        signer.type = "at+jwt"  // RFC 9068 §2.1
+        cache.put(record.keyID, signer)
+        return signer
+    }
+
+    private func makeKeyRecord() throws -> SigningKeyRecord {
+        let alg = configuration.signingAlgorithm
+        var key: JWK
+        switch alg {
+        case .es256: key = try JWK.generate(curve: .p256)
+        case .es384: key = try JWK.generate(curve: .p384)
+        case .es512: key = try JWK.generate(curve: .p521)
+        case .edDSA: key = try JWK.generate(curve: .ed25519)
+        case .rs256, .rs384, .rs512, .ps256, .ps384, .ps512: key = try JWK.generateRSA(bits: 2048)
+        default: throw TokenError(.invalidConfiguration, "signing algorithm must be asymmetric, got \(alg.rawValue)")
+        }
+        key.algorithm = alg.rawValue
+        key.use = "sig"
+        let kid = try key.thumbprint()  // RFC 7638: stable, derived from the public key
+        key.keyID = kid
+        let privateJSON = try key.jsonString(includePrivate: true)
+        let stored: String
+        if let master = configuration.masterKey {
+            stored = Base64URL.encode(try AESGCM.seal(Array(privateJSON.utf8), key: master, authenticating: Array(kid.utf8)))
+        } else {
+            stored = privateJSON
+        }
+        return SigningKeyRecord(keyID: kid, algorithm: alg.rawValue, publicJWK: try key.publicKey.jsonString(),
+                                privateJWK: stored, sealed: configuration.masterKey != nil, createdAt: configuration.now)
+    }
+
+    static func info(_ r: SigningKeyRecord) -> KeyInfo {
+        KeyInfo(keyID: r.keyID, algorithm: r.algorithm, sealed: r.sealed, createdAt: r.createdAt, retiredAt: r.retiredAt, publishUntil: r.publishUntil)
+    }
+}
+
+/// Parsed signers by key id. A reference type shared by copies of one ``KeyRing``.
+final class SignerCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var signers: [String: JWTSigner] = [:]
+
+    func get(_ kid: String) -> JWTSigner? { lock.withLock { signers[kid] } }
+    func put(_ kid: String, _ signer: JWTSigner) { lock.withLock { signers[kid] = signer } }
+}

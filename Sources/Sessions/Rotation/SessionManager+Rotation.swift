@@ -1,0 +1,139 @@
+import JOSE
+
+extension SessionManager {
+    /// Spends `refreshToken` and returns a new pair in the same family.
+    ///
+    /// - One conditional update spends the token; of any number of concurrent calls with one
+    ///   token exactly one rotates it.
+    /// - A spent token presented again revokes the whole family (`refresh_token_reused`), unless
+    ///   it is the family's newest spent token, its successor is still unused, and the
+    ///   rotation happened at most ``SessionConfiguration/reuseGraceInterval`` seconds ago:
+    ///   then the same successor is returned (a client retrying a lost response).
+    /// - A revoked family stays revoked, whatever the timing.
+    ///
+    /// - Throws: `invalid_refresh_token` (unknown), `refresh_token_reused`, `refresh_token_revoked`,
+    ///   `refresh_token_expired`, `invalid_configuration`, `store_unavailable`.
+    public func refresh(_ refreshToken: String) async throws -> TokenPair {
+        try configuration.validate()
+        guard RefreshToken.looksLikeRefreshToken(refreshToken) else {
+            throw TokenError(.invalidRefreshToken, "a refresh token is 43 base64url characters; got \(refreshToken.utf8.count) characters")
+        }
+        let now = configuration.now
+        let hash = RefreshToken.hash(refreshToken)
+        let successor = try RefreshToken.generate()
+        let grace = configuration.reuseGraceInterval
+        let idle = configuration.refreshIdleLifetime
+        let hooks = self.hooks
+
+        // The active key is read in the same transaction (fewer round trips on PostgreSQL), and
+        // its signer made before anything is spent: a key that cannot sign (sealed, wrong master
+        // key) rolls the rotation back instead of losing the successor.
+        let keyRing = self.keyRing
+        let (outcome, signer): (Outcome, JWTSigner?) = try await store.transaction { tx in
+            let signer = try await tx.activeSigningKey().map { try keyRing.signer(for: $0) }
+            let outcome = try await Self.rotate(tx, hash: hash, refreshToken: refreshToken, successor: successor,
+                                                now: now, grace: grace, idle: idle, hooks: hooks)
+            return (outcome, signer)
+        }
+
+        switch outcome {
+        case .unknown:
+            throw TokenError(.invalidRefreshToken, "refresh token is not known to this store (never issued, or its session was purged)")
+        case .revoked(let family, let at):
+            throw TokenError(.refreshTokenRevoked, "session was revoked at \(UTCTime.format(Double(at)))\(family.revokeReason.map { " (\($0))" } ?? "")")
+        case .expired(let family):
+            let end = min(family.expiresAt, family.idleExpiresAt)
+            throw TokenError(.refreshTokenExpired, "session expired at \(UTCTime.format(Double(end)))\(family.idleExpiresAt < family.expiresAt ? " (idle)" : "")")
+        case .reused:
+            throw TokenError(.refreshTokenReused, "refresh token was already used; its session is now revoked")
+        case .rotated(let family, let token), .replayed(let family, let token):
+            var usable = signer
+            if usable == nil { usable = try keyRing.signer(for: try await keyRing.activeKey()) }  // a ring emptied by hand
+            guard let usable else { throw TokenError(.storeUnavailable, "no signing key") }
+            return try makePair(refresh: token, family: family, signer: usable, now: now)
+        }
+    }
+
+    /// The rotation itself, inside one transaction.
+    private static func rotate(_ tx: any SessionStoreTransaction, hash: String, refreshToken: String, successor: String,
+                               now: Int64, grace: Int64, idle: Int64, hooks: TestHooks) async throws -> Outcome {
+        do {  // (a scope, so the steps read in order)
+            guard let token = try await tx.refreshToken(hash: hash) else { return .unknown }
+            // Lock the family first: every rotation, revocation and deletion of this family
+            // queues here (PostgreSQL row lock; SQLite serializes writers anyway).
+            guard let family = try await tx.family(id: token.familyID, forUpdate: true) else { return .unknown }
+            if let revokedAt = family.revokedAt { return .revoked(family, revokedAt) }
+            if now >= family.expiresAt || now >= family.idleExpiresAt { return .expired(family) }
+
+            let sealed = try RefreshToken.sealSuccessor(successor, predecessor: refreshToken, familyID: family.id)
+            if try await tx.spendRefreshToken(hash: hash, at: now, successorHash: RefreshToken.hash(successor), sealedSuccessor: sealed) {
+                try hooks.checkAfterSpend()
+                try await tx.insertRefreshToken(RefreshTokenRecord(hash: RefreshToken.hash(successor), familyID: family.id,
+                                                                   parentHash: hash, createdAt: now))
+                let idleEnd = min(now + idle, family.expiresAt)
+                try await tx.touchFamily(id: family.id, lastUsedAt: now, idleExpiresAt: idleEnd)
+                var touched = family
+                touched.lastUsedAt = now
+                touched.idleExpiresAt = idleEnd
+                return .rotated(touched, successor)
+            }
+
+            // Spent already (before, or by a concurrent call that won): the grace rule or revocation.
+            guard let spent = try await tx.refreshToken(hash: hash), let usedAt = spent.usedAt else {
+                throw TokenError(.storeUnavailable, "refresh token changed state during rotation")
+            }
+            if grace > 0, now - usedAt <= grace, let successorHash = spent.successorHash, let box = spent.sealedSuccessor,
+               let next = try await tx.refreshToken(hash: successorHash), next.usedAt == nil,
+               let again = RefreshToken.openSuccessor(box, predecessor: refreshToken, familyID: family.id) {
+                return .replayed(family, again)
+            }
+            _ = try await tx.revokeFamily(id: family.id, at: now, reason: "reuse")
+            return .reused(family)
+        }
+    }
+
+    private enum Outcome: Sendable {
+        case unknown
+        case revoked(FamilyRecord, Int64)
+        case expired(FamilyRecord)
+        case reused(FamilyRecord)
+        case rotated(FamilyRecord, String)
+        case replayed(FamilyRecord, String)
+    }
+
+    /// Logout: revokes the family of a refresh token (current or spent) or of an access token's `sid`.
+    /// Revoking an already revoked family succeeds.
+    /// - Throws: `invalid_refresh_token` for an unknown refresh token; access-token verification
+    ///   codes for a bad access token; `store_unavailable`.
+    /// - Returns: the family id.
+    @discardableResult
+    public func revoke(_ token: String, reason: String = "logout") async throws -> String {
+        let familyID: String
+        if RefreshToken.looksLikeRefreshToken(token) {
+            let hash = RefreshToken.hash(token)
+            guard let record = try await store.transaction({ tx in try await tx.refreshToken(hash: hash) }) else {
+                throw TokenError(.invalidRefreshToken, "refresh token is not known to this store")
+            }
+            familyID = record.familyID
+        } else {
+            let claims = try await verifyAccessToken(token, checkSession: false)
+            guard let sid = claims.sessionID else { throw TokenError(.missingClaim, "access token has no sid", claim: "sid") }
+            familyID = sid
+        }
+        try await revokeFamily(id: familyID, reason: reason)
+        return familyID
+    }
+
+    /// Revokes a family by id; a no-op when it is already revoked.
+    public func revokeFamily(id: String, reason: String = "logout") async throws {
+        let now = configuration.now
+        try await store.transaction { tx in _ = try await tx.revokeFamily(id: id, at: now, reason: reason) }
+    }
+
+    /// Removes families that are revoked or past a lifetime (with their refresh tokens) and
+    /// retired keys no longer published.
+    public func purge() async throws -> PurgeCounts {
+        let now = configuration.now
+        return try await store.transaction { tx in try await tx.purge(now: now) }
+    }
+}

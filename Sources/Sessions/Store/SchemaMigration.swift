@@ -1,0 +1,57 @@
+import JOSE
+
+/// One named step of a store's schema, applied once, in order, inside a transaction.
+///
+/// Steps are append-only: a shipped step is never edited, a change is a new step. Each driver
+/// spells the steps in its own SQL dialect, under the names of ``SessionSchema/stepNames``.
+public struct SchemaMigration: Sendable {
+    /// 1, 2, 3, …: the schema version after this step.
+    public let version: Int
+    public let name: String
+    /// The statements of the step, run in order.
+    public let statements: [String]
+
+    public init(version: Int, name: String, statements: [String]) {
+        self.version = version
+        self.name = name
+        self.statements = statements
+    }
+}
+
+/// The schema every store driver implements.
+public enum SessionSchema {
+    /// The names of the migration steps, in order; the schema version is their count.
+    public static let stepNames = [
+        "create_core_tables",       // 1: users, identities, families, refresh_tokens, signing_keys
+        "add_grace_successor",      // 2: refresh_tokens.successor_hash, sealed_successor
+        "add_family_idle_expiry",   // 3: families.idle_expires_at (back-filled), indexes
+    ]
+
+    /// The newest schema version this code knows.
+    public static var latestVersion: Int { stepNames.count }
+
+    /// The steps to apply to a store at `applied` to bring it to `target` (default: latest).
+    ///
+    /// - Parameters:
+    ///   - applied: the `(version, name)` pairs recorded in the store.
+    ///   - available: the driver's steps; must match ``stepNames``.
+    /// - Throws: `store_too_new` when the store records a step this code does not know;
+    ///   `invalid_configuration` when a recorded step's name differs from ours (a store of another program).
+    public static func pendingSteps(applied: [(version: Int, name: String)], available: [SchemaMigration],
+                                    upTo target: Int? = nil) throws -> [SchemaMigration] {
+        precondition(available.map(\.name) == stepNames && available.map(\.version) == Array(1...stepNames.count),
+                     "driver migrations must match SessionSchema.stepNames")
+        let known = Dictionary(uniqueKeysWithValues: available.map { ($0.version, $0.name) })
+        let current = applied.map(\.version).max() ?? 0
+        if current > latestVersion {
+            let newest = applied.max { $0.version < $1.version }!
+            throw TokenError(.storeTooNew, "store schema is at version \(current) (step \"\(newest.name.prefix(64))\"); this tokentool knows versions up to \(latestVersion)")
+        }
+        for step in applied where known[step.version] != step.name {
+            throw TokenError(.invalidConfiguration, "store schema step \(step.version) is \"\(step.name.prefix(64))\"; expected \"\(known[step.version] ?? "")\": not a tokentool session store")
+        }
+        let done = Set(applied.map(\.version))
+        let limit = target ?? latestVersion
+        return available.filter { !done.contains($0.version) && $0.version <= limit }
+    }
+}

@@ -1,0 +1,68 @@
+/// A place to keep users, identities, refresh-token families and signing keys.
+///
+/// Drivers (`SessionStoreSQLite`, `SessionStorePostgres`) implement this small protocol;
+/// every rule (rotation, reuse detection, grace, key retention) lives in ``SessionManager``
+/// and runs inside ``transaction(_:)``, so both stores behave alike and one conformance suite
+/// tests them both.
+///
+/// Drivers must run each transaction atomically and isolated enough that
+/// ``SessionStoreTransaction/spendRefreshToken(hash:at:successorHash:sealedSuccessor:)``
+/// succeeds for exactly one of any number of concurrent callers.
+public protocol SessionStore: Sendable {
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws
+    /// (the error is rethrown unchanged).
+    /// - Throws: `store_unavailable` when the store fails; whatever `body` throws.
+    func transaction<T: Sendable>(_ body: @Sendable (any SessionStoreTransaction) async throws -> T) async throws -> T
+
+    /// The schema version the store is at (the number of migrations applied).
+    /// - Throws: `store_unavailable`.
+    func schemaVersion() async throws -> Int
+
+    /// Releases connections. The store is unusable afterwards.
+    func close() async throws
+}
+
+/// The operations available inside one store transaction.
+///
+/// All methods are async; drivers translate their own failures into `store_unavailable`.
+public protocol SessionStoreTransaction: Sendable {
+    // MARK: users and identities
+    func insertUser(_ user: UserRecord) async throws
+    func user(id: String) async throws -> UserRecord?
+    /// Deletes the user, its identities, its families and their refresh tokens; nothing else.
+    /// - Returns: `false` when no such user exists.
+    func deleteUser(id: String) async throws -> Bool
+    /// Inserts an identity unless `(provider, subject)` already exists.
+    /// - Returns: `false` when it already exists (whoever owns it).
+    func insertIdentity(_ identity: IdentityRecord) async throws -> Bool
+    func identity(provider: String, subject: String) async throws -> IdentityRecord?
+    func identities(userID: String) async throws -> [IdentityRecord]
+
+    // MARK: families and refresh tokens
+    func insertFamily(_ family: FamilyRecord) async throws
+    /// Reads a family; with `forUpdate`, locks it until the transaction ends (where the store has row locks).
+    func family(id: String, forUpdate: Bool) async throws -> FamilyRecord?
+    func families(userID: String) async throws -> [FamilyRecord]
+    /// Marks a family revoked unless it already is. - Returns: `true` if this call revoked it.
+    func revokeFamily(id: String, at time: Int64, reason: String) async throws -> Bool
+    func touchFamily(id: String, lastUsedAt: Int64, idleExpiresAt: Int64) async throws
+    func insertRefreshToken(_ token: RefreshTokenRecord) async throws
+    func refreshToken(hash: String) async throws -> RefreshTokenRecord?
+    /// The one conditional update of a rotation:
+    /// `UPDATE … SET used_at = at, successor_hash = …, sealed_successor = … WHERE hash = $hash AND used_at IS NULL`.
+    /// - Returns: `true` for the single caller whose update changed the row.
+    func spendRefreshToken(hash: String, at time: Int64, successorHash: String, sealedSuccessor: String) async throws -> Bool
+    /// Deletes families that are revoked or past either lifetime at `now` (with their tokens),
+    /// and retired signing keys no longer published at `now`.
+    func purge(now: Int64) async throws -> PurgeCounts
+
+    // MARK: signing keys
+    /// Inserts a key. An active key (``SigningKeyRecord/retiredAt`` `nil`) is inserted only if no
+    /// other key is active. - Returns: `false` when another key is already active.
+    func insertSigningKey(_ key: SigningKeyRecord) async throws -> Bool
+    /// Retires the active key, if any. - Returns: its key id.
+    func retireActiveSigningKey(at time: Int64, publishUntil: Int64) async throws -> String?
+    func activeSigningKey() async throws -> SigningKeyRecord?
+    /// Every key, oldest first.
+    func signingKeys() async throws -> [SigningKeyRecord]
+}

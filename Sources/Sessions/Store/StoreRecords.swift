@@ -1,0 +1,152 @@
+/// Rows as the stores keep them. Times are Unix seconds; hashes and ids are base64url text.
+///
+/// These are the store protocol's vocabulary: drivers read and write them, ``SessionManager``
+/// decides what they mean. Nothing here is a secret: refresh tokens appear only as SHA-256
+/// hashes, and a successor token only sealed under a key derived from its predecessor.
+
+/// A user: an id and nothing else. Applications keep their own profile data elsewhere.
+public struct UserRecord: Sendable, Hashable {
+    public var id: String
+    public var createdAt: Int64
+
+    public init(id: String, createdAt: Int64) {
+        self.id = id
+        self.createdAt = createdAt
+    }
+}
+
+/// One identity (provider, subject) of a user; `(provider, subject)` is unique across users.
+public struct IdentityRecord: Sendable, Hashable {
+    public var provider: String
+    public var subject: String
+    public var userID: String
+    public var email: String?
+    public var emailVerified: Bool
+    /// The normalized identity as JSON, when it came from a verified sign-in.
+    public var profileJSON: String?
+    public var createdAt: Int64
+
+    public init(provider: String, subject: String, userID: String, email: String? = nil, emailVerified: Bool = false,
+                profileJSON: String? = nil, createdAt: Int64) {
+        self.provider = provider
+        self.subject = subject
+        self.userID = userID
+        self.email = email
+        self.emailVerified = emailVerified
+        self.profileJSON = profileJSON
+        self.createdAt = createdAt
+    }
+}
+
+/// A refresh-token family: one sign-in on one device. Its id is the access token's `sid`.
+public struct FamilyRecord: Sendable, Hashable {
+    public var id: String
+    public var userID: String
+    public var clientID: String
+    public var createdAt: Int64
+    /// Absolute end of the family, whatever its use.
+    public var expiresAt: Int64
+    /// End of the family if it is not used again; moved forward by each rotation, never past ``expiresAt``.
+    public var idleExpiresAt: Int64
+    public var lastUsedAt: Int64
+    public var revokedAt: Int64?
+    /// `logout`, `reuse`, `user`, … — why the family was revoked.
+    public var revokeReason: String?
+
+    public init(id: String, userID: String, clientID: String, createdAt: Int64, expiresAt: Int64, idleExpiresAt: Int64,
+                lastUsedAt: Int64, revokedAt: Int64? = nil, revokeReason: String? = nil) {
+        self.id = id
+        self.userID = userID
+        self.clientID = clientID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.idleExpiresAt = idleExpiresAt
+        self.lastUsedAt = lastUsedAt
+        self.revokedAt = revokedAt
+        self.revokeReason = revokeReason
+    }
+
+    /// `true` when the family is neither revoked nor past either lifetime at `now`.
+    public func isLive(at now: Int64) -> Bool {
+        revokedAt == nil && now < expiresAt && now < idleExpiresAt
+    }
+}
+
+/// One refresh token, known only by its SHA-256 hash.
+public struct RefreshTokenRecord: Sendable, Hashable {
+    /// base64url(SHA-256(token)).
+    public var hash: String
+    public var familyID: String
+    /// The hash of the token this one replaced; `nil` for the first token of a family.
+    public var parentHash: String?
+    public var createdAt: Int64
+    /// When the token was rotated (spent); `nil` while it is the family's current token.
+    public var usedAt: Int64?
+    /// The hash of the token issued when this one was spent.
+    public var successorHash: String?
+    /// The successor token sealed with AES-256-GCM under a key derived from this token
+    /// (base64url), so that only a client presenting this token again can recover it, and
+    /// only while the grace interval lasts.
+    public var sealedSuccessor: String?
+
+    public init(hash: String, familyID: String, parentHash: String? = nil, createdAt: Int64, usedAt: Int64? = nil,
+                successorHash: String? = nil, sealedSuccessor: String? = nil) {
+        self.hash = hash
+        self.familyID = familyID
+        self.parentHash = parentHash
+        self.createdAt = createdAt
+        self.usedAt = usedAt
+        self.successorHash = successorHash
+        self.sealedSuccessor = sealedSuccessor
+    }
+}
+
+/// A signing key of the key ring.
+public struct SigningKeyRecord: Sendable, Hashable {
+    public var keyID: String
+    /// The JWS algorithm, e.g. `ES256`.
+    public var algorithm: String
+    /// The public JWK as JSON (published in the JWKS).
+    public var publicJWK: String
+    /// The private JWK as JSON, or, when ``sealed``, base64url(AES-256-GCM box) under the master key.
+    public var privateJWK: String
+    public var sealed: Bool
+    public var createdAt: Int64
+    /// When the key stopped signing; `nil` for the active key.
+    public var retiredAt: Int64?
+    /// A retired key stays in the JWKS until this time (its last token's expiry).
+    public var publishUntil: Int64?
+
+    public init(keyID: String, algorithm: String, publicJWK: String, privateJWK: String, sealed: Bool, createdAt: Int64,
+                retiredAt: Int64? = nil, publishUntil: Int64? = nil) {
+        self.keyID = keyID
+        self.algorithm = algorithm
+        self.publicJWK = publicJWK
+        self.privateJWK = privateJWK
+        self.sealed = sealed
+        self.createdAt = createdAt
+        self.retiredAt = retiredAt
+        self.publishUntil = publishUntil
+    }
+
+    /// `true` for the key that signs new tokens.
+    public var isActive: Bool { retiredAt == nil }
+
+    /// `true` while the key belongs in the published JWKS.
+    public func isPublished(at now: Int64) -> Bool {
+        retiredAt == nil || (publishUntil ?? 0) > now
+    }
+}
+
+/// What ``SessionStoreTransaction/purge(now:)`` removed.
+public struct PurgeCounts: Sendable, Hashable {
+    public var families: Int
+    public var refreshTokens: Int
+    public var signingKeys: Int
+
+    public init(families: Int, refreshTokens: Int, signingKeys: Int) {
+        self.families = families
+        self.refreshTokens = refreshTokens
+        self.signingKeys = signingKeys
+    }
+}

@@ -1,0 +1,48 @@
+import JOSE
+
+/// Refresh-token secrets: generation, hashing, and sealing a successor for the grace interval.
+enum RefreshToken {
+    /// 256 random bits from OpenSSL's RNG, base64url (43 characters).
+    static func generate() throws -> String { Base64URL.encode(try SecureRandom.bytes(32)) }
+
+    /// What the store keeps instead of the token: base64url(SHA-256(token)).
+    static func hash(_ token: String) -> String { Base64URL.encode(SHA2.sha256(Array(token.utf8))) }
+
+    /// `true` when `text` has the shape of a refresh token (43 base64url characters).
+    static func looksLikeRefreshToken(_ text: String) -> Bool {
+        text.utf8.count == 43 && text.utf8.allSatisfy { c in
+            (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x5F
+        }
+    }
+
+    // The successor of a spent token is kept so that a client that lost the response to its
+    // refresh can present the spent token again, within the grace interval, and get the same
+    // successor back. It is sealed with AES-256-GCM under HMAC-SHA256(predecessor, label):
+    // the store holds only SHA-256(predecessor), so neither the store nor anyone who reads it
+    // can open the box; only the holder of the predecessor can, and that holder is exactly who
+    // the grace rule serves. The AAD binds the box to its family and predecessor row.
+    private static let sealLabel = Array("tokentool refresh-token grace seal v1".utf8)
+
+    static func sealSuccessor(_ successor: String, predecessor: String, familyID: String) throws -> String {
+        let key = try HMAC.sha256(key: Array(predecessor.utf8), data: sealLabel)
+        let box = try AESGCM.seal(Array(successor.utf8), key: key, authenticating: aad(predecessor: predecessor, familyID: familyID))
+        return Base64URL.encode(box)
+    }
+
+    static func openSuccessor(_ sealed: String, predecessor: String, familyID: String) -> String? {
+        guard let key = try? HMAC.sha256(key: Array(predecessor.utf8), data: sealLabel),
+              let box = try? Base64URL.decode(sealed, what: "sealed successor"),
+              let plain = try? AESGCM.open(box, key: key, authenticating: aad(predecessor: predecessor, familyID: familyID))
+        else { return nil }
+        return String(decoding: plain, as: UTF8.self)
+    }
+
+    private static func aad(predecessor: String, familyID: String) -> [UInt8] {
+        Array("\(familyID).\(hash(predecessor))".utf8)
+    }
+}
+
+/// Random identifiers (user ids, family ids, jti, kid): 128 bits, base64url.
+enum RandomID {
+    static func make() throws -> String { Base64URL.encode(try SecureRandom.bytes(16)) }
+}

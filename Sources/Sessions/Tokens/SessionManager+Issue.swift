@@ -1,0 +1,33 @@
+import JOSE
+
+extension SessionManager {
+    /// Issues a token pair in a new family (one sign-in on one device) for an existing user.
+    /// - Throws: `user_not_found`, `invalid_configuration`, `store_unavailable`.
+    public func issueTokens(userID: String, clientID: String? = nil) async throws -> TokenPair {
+        try configuration.validate()
+        let key = try await keyRing.activeKey()
+        let signer = try keyRing.signer(for: key)
+        let now = configuration.now
+        let client = clientID ?? configuration.defaultClientID
+        let refresh = try RefreshToken.generate()
+        let family = FamilyRecord(id: try RandomID.make(), userID: userID, clientID: client, createdAt: now,
+                                  expiresAt: now + configuration.refreshAbsoluteLifetime,
+                                  idleExpiresAt: now + min(configuration.refreshIdleLifetime, configuration.refreshAbsoluteLifetime),
+                                  lastUsedAt: now)
+        try await store.transaction { tx in
+            guard try await tx.user(id: userID) != nil else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
+            try await tx.insertFamily(family)
+            try await tx.insertRefreshToken(RefreshTokenRecord(hash: RefreshToken.hash(refresh), familyID: family.id, createdAt: now))
+        }
+        return try makePair(refresh: refresh, family: family, signer: signer, now: now)
+    }
+
+    func makePair(refresh: String, family: FamilyRecord, signer: JWTSigner, now: Int64) throws -> TokenPair {
+        let claims = AccessTokenClaims(issuer: configuration.issuer, subject: family.userID, audience: [configuration.audience],
+                                       expiresAt: now + configuration.accessTokenLifetime, issuedAt: now, jwtID: try RandomID.make(),
+                                       clientID: family.clientID, sessionID: family.id)
+        let access = try signer.sign(claims.claimSet)
+        return TokenPair(accessToken: access, refreshToken: refresh, expiresIn: configuration.accessTokenLifetime,
+                         userID: family.userID, familyID: family.id)
+    }
+}

@@ -1,0 +1,84 @@
+import JOSE
+
+/// An access token and its refresh token, as handed to a client once.
+public struct TokenPair: Sendable, Hashable {
+    /// A JWT (RFC 9068 profile).
+    public var accessToken: String
+    /// 256 random bits, base64url. Stored only as its SHA-256 hash: this is the only copy.
+    public var refreshToken: String
+    /// Seconds until the access token expires.
+    public var expiresIn: Int64
+    public var userID: String
+    /// The family (session) id: the access token's `sid`.
+    public var familyID: String
+
+    /// `"Bearer"` (RFC 6750).
+    public var tokenType: String { "Bearer" }
+
+    /// The token response shape: `{"access_token","refresh_token","token_type","expires_in","user_id"}`.
+    public var jsonObject: JSONObject {
+        ["access_token": .string(accessToken), "refresh_token": .string(refreshToken), "token_type": .string(tokenType),
+         "expires_in": .int(expiresIn), "user_id": .string(userID)]
+    }
+}
+
+/// The claims of an access token (RFC 9068 §2.2), as issued and as verified.
+public struct AccessTokenClaims: Sendable, Hashable, Codable {
+    public var issuer: String
+    public var subject: String
+    public var audience: [String]
+    public var expiresAt: Int64
+    public var issuedAt: Int64
+    public var jwtID: String
+    public var clientID: String
+    /// The session (refresh-token family) id.
+    public var sessionID: String?
+
+    public init(issuer: String, subject: String, audience: [String], expiresAt: Int64, issuedAt: Int64, jwtID: String,
+                clientID: String, sessionID: String?) {
+        self.issuer = issuer
+        self.subject = subject
+        self.audience = audience
+        self.expiresAt = expiresAt
+        self.issuedAt = issuedAt
+        self.jwtID = jwtID
+        self.clientID = clientID
+        self.sessionID = sessionID
+    }
+
+    init(_ claims: ClaimSet) throws {
+        func string(_ name: String) throws -> String {
+            guard let s = claims[name]?.stringValue, !s.isEmpty else {
+                throw TokenError(claims[name] == nil ? .missingClaim : .invalidClaim, "access token needs a string \"\(name)\"", claim: name)
+            }
+            return s
+        }
+        func int(_ name: String) throws -> Int64 {
+            guard let v = claims[name]?.numberValue, v.isFinite else {
+                throw TokenError(claims[name] == nil ? .missingClaim : .invalidClaim, "access token needs a numeric \"\(name)\"", claim: name)
+            }
+            return Int64(v.rounded(.down))
+        }
+        issuer = try string("iss")
+        subject = try string("sub")
+        audience = claims.audience
+        expiresAt = try int("exp")
+        issuedAt = try int("iat")
+        jwtID = try string("jti")
+        clientID = try string("client_id")
+        sessionID = claims["sid"]?.stringValue
+    }
+
+    var claimSet: ClaimSet {
+        var c = ClaimSet()
+        c["iss"] = .string(issuer)
+        c["sub"] = .string(subject)
+        c.audience = audience
+        c["exp"] = .int(expiresAt)
+        c["iat"] = .int(issuedAt)
+        c["jti"] = .string(jwtID)
+        c["client_id"] = .string(clientID)
+        if let sessionID { c["sid"] = .string(sessionID) }
+        return c
+    }
+}

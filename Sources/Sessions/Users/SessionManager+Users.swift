@@ -1,0 +1,122 @@
+import Foundation
+import Identity
+import JOSE
+
+extension SessionManager {
+    /// The result of ``signIn(with:clientID:)``.
+    public struct SignIn: Sendable {
+        public var userID: String
+        /// `true` when this sign-in created the user.
+        public var created: Bool
+        public var tokens: TokenPair
+    }
+
+    /// Finds the user of `identity`, creating one on first sign-in, and issues a token pair in a
+    /// new family.
+    /// - Throws: `invalid_input` for an empty provider or subject; `store_unavailable`.
+    public func signIn(with identity: Identity, clientID: String? = nil) async throws -> SignIn {
+        let (user, created) = try await findOrCreateUser(for: identity)
+        let tokens = try await issueTokens(userID: user.id, clientID: clientID)
+        return SignIn(userID: user.id, created: created, tokens: tokens)
+    }
+
+    /// The user owning `(identity.provider, identity.subject)`, or a new user owning it.
+    ///
+    /// Concurrent first sign-ins with one identity create one user: the identity's uniqueness
+    /// decides, and the loser's transaction is rolled back and answered with the winner.
+    /// - Throws: `invalid_input`, `store_unavailable`.
+    public func findOrCreateUser(for identity: Identity) async throws -> (user: UserRecord, created: Bool) {
+        try Self.checkIdentity(identity)
+        let now = configuration.now
+        let newID = try Self.newUserID()
+        let record = try Self.identityRecord(identity, userID: newID, now: now)
+        for _ in 0..<3 {
+            do {
+                return try await store.transaction { tx in
+                    if let existing = try await tx.identity(provider: identity.provider, subject: identity.subject) {
+                        guard let user = try await tx.user(id: existing.userID) else {
+                            throw TokenError(.storeUnavailable, "identity refers to a missing user")
+                        }
+                        return (user, false)
+                    }
+                    let user = UserRecord(id: newID, createdAt: now)
+                    try await tx.insertUser(user)
+                    guard try await tx.insertIdentity(record) else { throw RaceLost() }
+                    return (user, true)
+                }
+            } catch is RaceLost {
+                continue  // another sign-in created it between our read and insert; read again
+            }
+        }
+        throw TokenError(.storeUnavailable, "could not settle a concurrent first sign-in")
+    }
+
+    /// Creates a user with the given id unless it exists.
+    /// - Returns: the user and whether this call created it.
+    public func ensureUser(id: String) async throws -> (user: UserRecord, created: Bool) {
+        guard !id.isEmpty, id.utf8.count <= 255 else { throw TokenError(.invalidInput, "user id must be 1…255 bytes") }
+        let now = configuration.now
+        return try await store.transaction { tx in
+            if let user = try await tx.user(id: id) { return (user, false) }
+            let user = UserRecord(id: id, createdAt: now)
+            try await tx.insertUser(user)
+            return (user, true)
+        }
+    }
+
+    /// Links another identity to an existing user.
+    /// - Throws: `user_not_found`; `identity_in_use` when the identity belongs to another user
+    ///   (linking it again to its own user is not an error).
+    public func link(_ identity: Identity, to userID: String) async throws {
+        try Self.checkIdentity(identity)
+        let record = try Self.identityRecord(identity, userID: userID, now: configuration.now)
+        try await store.transaction { tx in
+            guard try await tx.user(id: userID) != nil else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
+            if try await tx.insertIdentity(record) { return }
+            let owner = try await tx.identity(provider: identity.provider, subject: identity.subject)
+            if owner?.userID == userID { return }
+            throw TokenError(.identityInUse, "the \(identity.provider.prefix(32)) identity already belongs to another user")
+        }
+    }
+
+    /// A user's identities, oldest first.
+    public func identities(of userID: String) async throws -> [IdentityRecord] {
+        try await store.transaction { tx in try await tx.identities(userID: userID) }
+    }
+
+    /// The user with `id`, if any.
+    public func user(id: String) async throws -> UserRecord? {
+        try await store.transaction { tx in try await tx.user(id: id) }
+    }
+
+    /// A user's families (sessions), live or not, until purged.
+    public func sessions(of userID: String) async throws -> [FamilyRecord] {
+        try await store.transaction { tx in try await tx.families(userID: userID) }
+    }
+
+    /// Deletes a user with its identities and every session family, in one transaction, and
+    /// nothing else. Access tokens already issued stay valid until they expire unless the
+    /// resource server checks the family (``verifyAccessToken(_:checkSession:)``).
+    /// - Throws: `user_not_found`, `store_unavailable`.
+    public func deleteUser(id: String) async throws {
+        let deleted = try await store.transaction { tx in try await tx.deleteUser(id: id) }
+        guard deleted else { throw TokenError(.userNotFound, "no user has id \"\(id.prefix(64))\"") }
+    }
+
+    static func checkIdentity(_ identity: Identity) throws {
+        guard !identity.provider.isEmpty, identity.provider.utf8.count <= 64 else { throw TokenError(.invalidInput, "identity provider must be 1…64 bytes") }
+        guard !identity.subject.isEmpty, identity.subject.utf8.count <= 255 else { throw TokenError(.invalidInput, "identity subject must be 1…255 bytes") }
+    }
+
+    static func identityRecord(_ identity: Identity, userID: String, now: Int64) throws -> IdentityRecord {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let profile = String(decoding: try encoder.encode(identity), as: UTF8.self)
+        return IdentityRecord(provider: identity.provider, subject: identity.subject, userID: userID, email: identity.email,
+                              emailVerified: identity.emailVerified, profileJSON: profile, createdAt: now)
+    }
+
+    static func newUserID() throws -> String { try RandomID.make() }
+}
+
+private struct RaceLost: Error {}

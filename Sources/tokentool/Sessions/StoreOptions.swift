@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import JOSE
+import SessionStorePostgres
+import SessionStoreSQLite
+import Sessions
+
+/// Flags shared by `token`, `user` and `keys`: where the store is and the issuing policy.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("A SQLite file (created on first use) or a postgres:// URL.", valueName: "S"))
+    var store: String = ProcessInfo.processInfo.environment["TOKENTOOL_STORE"] ?? "./tokentool.sqlite"
+
+    @Option(name: .long, help: "Access-token issuer (iss).")
+    var iss: String = "tokentool"
+
+    @Option(name: .long, help: "Access-token audience (aud).")
+    var aud: String = "tokentool"
+
+    @Option(name: .customLong("client-id"), help: "client_id of new sessions.")
+    var clientID: String = "tokentool"
+
+    @Option(name: .customLong("access-ttl"), help: ArgumentHelp("Access-token lifetime.", valueName: "SECONDS"))
+    var accessTTL: Int64 = 1800
+
+    @Option(name: .customLong("refresh-ttl"), help: ArgumentHelp("Absolute lifetime of a session (refresh-token family).", valueName: "SECONDS"))
+    var refreshTTL: Int64 = 60 * 86_400
+
+    @Option(name: .customLong("idle-ttl"), help: ArgumentHelp("A session dies after this long unused.", valueName: "SECONDS"))
+    var idleTTL: Int64 = 14 * 86_400
+
+    @Option(name: .long, help: ArgumentHelp("Seconds after a rotation during which the spent token returns the same successor.", valueName: "SECONDS"))
+    var grace: Int64 = 10
+
+    @Option(name: .customLong("key-alg"), help: "Algorithm of new signing keys (ES256, ES384, ES512, EdDSA, RS256, PS256).")
+    var keyAlgorithm: String = "ES256"
+
+    @Option(name: .customLong("master-key-file"),
+            help: ArgumentHelp("32-byte key (raw, hex or base64url) sealing private signing keys at rest (or $TOKENTOOL_MASTER_KEY_FILE).", valueName: "FILE"))
+    var masterKeyFile: String?
+
+    @Option(name: .long, help: ArgumentHelp("Pretend the time is this Unix time.", valueName: "UNIX_SECONDS"))
+    var now: Int64?
+
+    /// The configuration these flags describe.
+    func configuration() throws -> SessionConfiguration {
+        var config = SessionConfiguration(issuer: iss, audience: aud, defaultClientID: clientID)
+        config.accessTokenLifetime = accessTTL
+        config.refreshAbsoluteLifetime = refreshTTL
+        config.refreshIdleLifetime = min(idleTTL, refreshTTL)
+        config.reuseGraceInterval = grace
+        guard let alg = JWSAlgorithm(rawValue: keyAlgorithm) else {
+            throw TokenError(.invalidInput, "unknown key algorithm \"\(keyAlgorithm.prefix(16))\"")
+        }
+        config.signingAlgorithm = alg
+        if let file = masterKeyFile ?? ProcessInfo.processInfo.environment["TOKENTOOL_MASTER_KEY_FILE"] {
+            config.masterKey = try Self.readMasterKey(file)
+        }
+        if let now { config.clock = .fixed(unixSeconds: now) }
+        try config.validate()
+        return config
+    }
+
+    /// `true` when `--store` names a PostgreSQL database.
+    var isPostgres: Bool { store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") }
+
+    /// A short name of the store kind, for output.
+    var storeKind: String { isPostgres ? "postgres" : "sqlite" }
+
+    /// Opens the store, runs `body` with a session manager on it, and closes the store.
+    func withSessions<T>(_ body: (SessionManager) async throws -> T) async throws -> T {
+        let config = try configuration()
+        let opened: any SessionStore = isPostgres
+            ? try await PostgresSessionStore.open(url: store)
+            : try await SQLiteSessionStore.open(path: store)
+        do {
+            let result = try await body(SessionManager(store: opened, configuration: config))
+            try? await opened.close()
+            return result
+        } catch {
+            try? await opened.close()
+            throw error
+        }
+    }
+
+    /// A master key file: 32 raw bytes, or 64 hex digits, or 43 base64url characters.
+    static func readMasterKey(_ path: String) throws -> [UInt8] {
+        let bytes = try readFileBytes(path, limit: 4096)
+        if bytes.count == 32 { return bytes }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.count == 64, text.allSatisfy(\.isHexDigit) {
+            var out: [UInt8] = []
+            var index = text.startIndex
+            while index < text.endIndex {
+                let next = text.index(index, offsetBy: 2)
+                out.append(UInt8(text[index..<next], radix: 16)!)
+                index = next
+            }
+            return out
+        }
+        if let decoded = try? Base64URL.decode(text, what: "master key"), decoded.count == 32 { return decoded }
+        throw TokenError(.invalidKey, "master key file \(path) must hold 32 bytes (raw, 64 hex digits or base64url)")
+    }
+}

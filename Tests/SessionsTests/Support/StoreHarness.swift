@@ -1,0 +1,146 @@
+import Foundation
+import JOSE
+import Testing
+@_spi(Testing) import SessionStorePostgres
+@_spi(Testing) import SessionStoreSQLite
+@_spi(Testing) @testable import Sessions
+
+/// The stores the conformance suite runs against.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, postgres
+    var testDescription: String { rawValue }
+
+    /// SQLite always; PostgreSQL when its server binaries are installed, or when `CI` is set
+    /// (then a missing PostgreSQL fails the run with a clear message instead of skipping).
+    static var available: [StoreKind] {
+        if ThrowawayPostgres.binDirectory() != nil || ProcessInfo.processInfo.environment["CI"] != nil { return [.sqlite, .postgres] }
+        FileHandle.standardError.write(Data("note: PostgreSQL server binaries not found; the PostgreSQL store tests are skipped (set CI=1 to fail instead)\n".utf8))
+        return [.sqlite]
+    }
+}
+
+/// A store under test and the means to set up fixtures on it.
+struct TestStore: Sendable {
+    let kind: StoreKind
+    let store: any SessionStore
+    /// The `--store` argument naming the same database (for the CLI tests).
+    let location: String
+    let reopen: @Sendable (_ migratingTo: Int?) async throws -> any SessionStore
+    let executeRaw: @Sendable (String) async throws -> Void
+}
+
+enum Harness {
+    /// A fresh, empty store of `kind`, migrated to `version` (latest by default); closed afterwards.
+    static func withStore<T>(_ kind: StoreKind, migratingTo version: Int? = nil,
+                             _ body: (TestStore) async throws -> T) async throws -> T {
+        switch kind {
+        case .sqlite:
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tokentool-tests-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let path = dir.appendingPathComponent("sessions.sqlite").path
+            let store = try await SQLiteSessionStore.open(path: path, migratingTo: version)
+            let test = TestStore(kind: kind, store: store, location: path,
+                                 reopen: { v in try await SQLiteSessionStore.open(path: path, migratingTo: v) },
+                                 executeRaw: { sql in try await store.executeRaw(sql) })
+            do {
+                let result = try await body(test)
+                try? await store.close()
+                return result
+            } catch {
+                try? await store.close()
+                throw error
+            }
+        case .postgres:
+            let server = try await ThrowawayPostgres.shared.server()
+            let url = try await server.createDatabase()
+            let location = try PostgresSessionStore.Location(url: url)
+            let store = try await PostgresSessionStore.open(location: location, migratingTo: version)
+            let test = TestStore(kind: kind, store: store, location: url,
+                                 reopen: { v in try await PostgresSessionStore.open(location: location, migratingTo: v) },
+                                 executeRaw: { sql in try await store.executeRaw(sql) })
+            do {
+                let result = try await body(test)
+                try? await store.close()
+                return result
+            } catch {
+                try? await store.close()
+                throw error
+            }
+        }
+    }
+}
+
+/// A clock the tests move by hand.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seconds: Int64
+
+    init(_ start: Int64 = 1_900_000_000) { seconds = start }
+    var now: Int64 { lock.withLock { seconds } }
+    func advance(_ by: Int64) { lock.withLock { seconds += by } }
+    var tokenClock: TokenClock { TokenClock { [self] in Date(timeIntervalSince1970: TimeInterval(now)) } }
+}
+
+extension SessionConfiguration {
+    static func test(_ clock: TestClock, grace: Int64 = 10) -> SessionConfiguration {
+        var c = SessionConfiguration(issuer: "https://auth.test", audience: "https://api.test", defaultClientID: "ios-app")
+        c.clock = clock.tokenClock
+        c.reuseGraceInterval = grace
+        return c
+    }
+}
+
+/// Runs a command. Its pipes are created close-on-exec, so that no other child started at the
+/// same time (a PostgreSQL server, above all) inherits them and keeps them open; they are
+/// drained on threads of their own, never on the cooperative pool.
+@discardableResult
+func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                stdin: String? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
+    func cloexecPipe() throws -> (read: FileHandle, write: FileHandle) {
+        // A socket pair rather than pipe(2): SOCK_CLOEXEC sets close-on-exec atomically.
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw HarnessError("socketpair failed: errno \(errno)")
+        }
+        return (FileHandle(fileDescriptor: fds[0], closeOnDealloc: true), FileHandle(fileDescriptor: fds[1], closeOnDealloc: true))
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let out = try cloexecPipe(), err = try cloexecPipe(), input = try cloexecPipe()
+    process.standardOutput = out.write
+    process.standardError = err.write
+    process.standardInput = input.read
+    let outData = drain(out.read), errData = drain(err.read)
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+        process.terminationHandler = { p in continuation.resume(returning: p.terminationStatus) }
+        do {
+            try process.run()
+        } catch {
+            process.terminationHandler = nil
+            try? out.write.close()
+            try? err.write.close()
+            continuation.resume(throwing: error)
+            return
+        }
+        // Our copies of the child's ends: closed, so that EOF arrives when the child exits.
+        try? out.write.close()
+        try? err.write.close()
+        try? input.read.close()
+        if let stdin { input.write.write(Data(stdin.utf8)) }
+        try? input.write.close()
+    }
+    return (status, String(decoding: await outData.value, as: UTF8.self), String(decoding: await errData.value, as: UTF8.self))
+}
+
+/// Reads a pipe to its end on a thread of its own.
+private func drain(_ handle: FileHandle) -> Task<Data, Never> {
+    Task {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Data, Never>) in
+            let thread = Thread { continuation.resume(returning: handle.readDataToEndOfFile()) }
+            thread.start()
+        }
+    }
+}
