@@ -80,7 +80,7 @@ import Testing
             #expect(jwks.status == 0)
             let set = try JWKSet(json: jwks.stdout)
             #expect(set.keys.count == 2 && set.keys.contains { $0.keyID == kid } && set.keys.allSatisfy { !$0.isPrivate })
-            #expect(try UnverifiedToken(at1).header.keyID.map { id in set.keys.contains { $0.keyID == id } } == true)
+            #expect(try UnverifiedToken(at1).header?.keyID.map { id in set.keys.contains { $0.keyID == id } } == true)
 
             // Logout of a fresh session, purge, delete the user.
             let second = try await Self.tokentool(["token", "issue"] + s + ["--sub", "alice", "--json"])

@@ -67,7 +67,7 @@ import Testing
             // The old session still works, signed by the old key.
             let next = try await sessions.refresh(Self.fixtureToken)
             #expect(next.familyID == "fam-old" && next.userID == "u-old")
-            #expect(try UnverifiedToken(next.accessToken).header.keyID == "fixture-key")
+            #expect(try UnverifiedToken(next.accessToken).header?.keyID == "fixture-key")
             #expect(try await sessions.keyRing.jwks().keys.compactMap(\.keyID) == ["fixture-key"])
             try await store.close()
         }
