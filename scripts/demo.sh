@@ -7,6 +7,7 @@
 set -euo pipefail
 
 BIN=$(cd "$(dirname "${1:-.build/debug/tokentool}")" && pwd)/$(basename "${1:-.build/debug/tokentool}")
+SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ -x "$BIN" ] || { echo "demo: $BIN is not built; run 'make demo'" >&2; exit 2; }
 tokentool() { "$BIN" "$@"; }
 
@@ -93,6 +94,12 @@ section_identity() {
     kill $STANDIN_PID 2>/dev/null || true
 }
 
-SECTIONS=(keygen sign decode verify rejected identity)
+section_sessions() {
+    # shellcheck source=demo-sessions.sh
+    source "$SCRIPTS/demo-sessions.sh"
+    demo_sessions "$BIN"
+}
+
+SECTIONS=(keygen sign decode verify rejected identity sessions)
 for s in "${SECTIONS[@]}"; do "section_$s"; done
 printf '\n%sDone.%s Exit codes: 0 valid, 1 rejected, 2 usage or configuration error. See docs/cli.md.\n' "$BOLD" "$RESET"
