@@ -10,7 +10,7 @@ SWIFT ?= swift
 APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind python3-pip
 BIN := .build/debug/tokentool
 
-.PHONY: deps build demo test bench
+.PHONY: deps build demo test bench fuzz fuzz-smoke check-memory
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -33,8 +33,23 @@ test: deps
 	@scripts/ensure-postgres.sh
 	$(SWIFT) build --build-tests
 	CI=1 $(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory fuzz-smoke check-memory
 
 # Benchmarks (see docs/performance.md): a release build of the core, then every algorithm beside raw OpenSSL.
 bench: deps
 	TOKENTOOL_CORE_ONLY=1 $(SWIFT) build -c release
 	.build/release/tokentool bench
+
+# libFuzzer over the JOSE module (scripts/fuzz.sh; crashes land in fuzz-out/). FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	scripts/fuzz.sh all $(FUZZ_SECONDS)
+
+# A few seconds per fuzz target, so CI notices a regression.
+fuzz-smoke: deps
+	scripts/fuzz.sh all 10
+
+# The JOSE and TokenTool suites under AddressSanitizer/LeakSanitizer, and tokentool keygen/sign/
+# verify/decode over every algorithm under valgrind: both must report nothing.
+check-memory: deps
+	scripts/check-memory.sh
