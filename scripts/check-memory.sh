@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Memory errors and leaks (issue 6): `make check-memory`. Must report nothing.
 #
-#   scripts/check-memory.sh [all|asan|valgrind]        (default: all)
+#   scripts/check-memory.sh [all|asan|lsan-cli|valgrind]        (default: all)
 #
 # asan      The JOSE and TokenTool test suites built with AddressSanitizer (+ LeakSanitizer) in
 #           their own scratch path (.build-asan). LSAN_OPTIONS points at Tests/lsan.supp, which
 #           only suppresses allocations of the test runner itself.
+# lsan-cli  `tokentool keygen / sign / verify / decode` over every JWS algorithm, the tokentool binary
+#           built with AddressSanitizer: LeakSanitizer checks each process at exit.
 # valgrind  `tokentool keygen / sign / verify / decode` over every JWS algorithm under valgrind
 #           memcheck (definite and indirect leaks and every memory error fail). valgrind 3.19
 #           cannot read the DWARF 5 that Swift 6.3 emits, so it runs a `strip --strip-debug` copy.
@@ -35,6 +37,67 @@ run_asan() {
   SWIFT_BACKTRACE=enable=no \
     "$SWIFT" test --skip-build --sanitize=address --scratch-path .build-asan "${filter[@]}"
   say "AddressSanitizer/LeakSanitizer: clean"
+}
+
+# cli_commands: tokentool keygen / sign / verify / decode over every JWS algorithm, accepted and
+# rejected, each through the caller's `vg EXPECTED_EXIT OUTFILE ARGS...` runner, in $work.
+cli_commands() {
+  vg 0 /dev/null keygen --type rsa --bits 2048 --out "$work/rsa.jwk"
+  vg 0 /dev/null keygen --type rsa --bits 2048 --format pem --out "$work/rsa.pem"
+  vg 0 /dev/null keygen --type ec --curve P-256 --out "$work/p256.jwk"
+  vg 0 /dev/null keygen --type ec --curve P-384 --format pem --out "$work/p384.pem"
+  vg 0 /dev/null keygen --type ec --curve P-521 --out "$work/p521.jwk"
+  vg 0 /dev/null keygen --type okp --curve Ed25519 --format pem --out "$work/ed.pem"
+  vg 0 /dev/null keygen --type oct --bits 512 --out "$work/oct.jwk"
+  local alg key
+  for pair in HS256:oct.jwk HS384:oct.jwk HS512:oct.jwk RS256:rsa.jwk RS384:rsa.pem RS512:rsa.jwk \
+              PS256:rsa.pem PS384:rsa.jwk PS512:rsa.pem ES256:p256.jwk ES384:p384.pem ES512:p521.jwk EdDSA:ed.pem; do
+    alg=${pair%%:*}; key=$work/${pair#*:}
+    vg 0 "$work/token" sign --key "$key" --alg "$alg" --set sub=memcheck --set n=42 --expires-in 1h
+    local token
+    token=$(cat "$work/token")
+    vg 0 /dev/null verify --key "$key" "$token"
+    vg 0 /dev/null verify --json --key "$key" --alg "$alg" "$token"
+    vg 0 /dev/null decode "$token"
+    vg 0 /dev/null decode --json "$token"
+    # Rejections free what they allocated too: a flipped signature, then a token for another key.
+    local tampered="${token%?}A"; [[ $tampered == "$token" ]] && tampered="${token%?}B"
+    vg 1 /dev/null verify --key "$key" "$tampered"
+  done
+  vg 1 /dev/null verify --key "$work/p256.jwk" "$(cat "$work/token")"       # EdDSA token, P-256 key
+  vg 0 /dev/null decode 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.'            # alg none: shown, with a warning
+  vg 2 /dev/null verify --key "$work/missing.pem" "$(cat "$work/token")"    # unreadable key file
+}
+
+# The tokentool binary itself, built with AddressSanitizer (by run_asan, in .build-asan), over the
+# same commands: LeakSanitizer checks every process at exit. This is the CLI check that valgrind
+# 3.19 cannot do (it crashes on Swift's async main).
+run_lsan_cli() {
+  local tool
+  tool=$("$SWIFT" build --sanitize=address --scratch-path .build-asan --show-bin-path)/tokentool
+  [[ -x $tool ]] || "$SWIFT" build --sanitize=address --scratch-path .build-asan --product tokentool
+  local work
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' RETURN
+  local runs=0
+  vg() {
+    local expected=$1 out=$2; shift 2
+    local rc=0
+    rm -f "$work"/asan.*
+    ASAN_OPTIONS=detect_leaks=1:exitcode=99:log_path=$work/asan:detect_stack_use_after_return=0 \
+    LSAN_OPTIONS=suppressions=$ROOT/Tests/lsan.supp:print_suppressions=0 \
+      "$tool" "$@" >"$out" 2>"$work/stderr" || rc=$?
+    runs=$((runs + 1))
+    if [[ $rc -eq 99 ]] || compgen -G "$work/asan.*" >/dev/null; then
+      say "AddressSanitizer/LeakSanitizer reports errors for: tokentool $*"; cat "$work"/asan.* >&2 2>/dev/null; exit 1
+    fi
+    if [[ $rc -ne $expected ]]; then
+      say "tokentool $* exited $rc, expected $expected"; cat "$work/stderr" >&2; exit 1
+    fi
+  }
+  say "LeakSanitizer: tokentool keygen / sign / verify / decode over every algorithm ($tool)"
+  cli_commands
+  say "LeakSanitizer: tokentool clean ($runs runs)"
 }
 
 run_valgrind() {
@@ -104,37 +167,14 @@ run_valgrind() {
   fi
   rm -f "$work/probe.jwk"
   say "valgrind: keygen / sign / verify / decode over every algorithm (${bin})"
-  vg 0 /dev/null keygen --type rsa --bits 2048 --out "$work/rsa.jwk"
-  vg 0 /dev/null keygen --type rsa --bits 2048 --format pem --out "$work/rsa.pem"
-  vg 0 /dev/null keygen --type ec --curve P-256 --out "$work/p256.jwk"
-  vg 0 /dev/null keygen --type ec --curve P-384 --format pem --out "$work/p384.pem"
-  vg 0 /dev/null keygen --type ec --curve P-521 --out "$work/p521.jwk"
-  vg 0 /dev/null keygen --type okp --curve Ed25519 --format pem --out "$work/ed.pem"
-  vg 0 /dev/null keygen --type oct --bits 512 --out "$work/oct.jwk"
-  local alg key
-  for pair in HS256:oct.jwk HS384:oct.jwk HS512:oct.jwk RS256:rsa.jwk RS384:rsa.pem RS512:rsa.jwk \
-              PS256:rsa.pem PS384:rsa.jwk PS512:rsa.pem ES256:p256.jwk ES384:p384.pem ES512:p521.jwk EdDSA:ed.pem; do
-    alg=${pair%%:*}; key=$work/${pair#*:}
-    vg 0 "$work/token" sign --key "$key" --alg "$alg" --set sub=memcheck --set n=42 --expires-in 1h
-    local token
-    token=$(cat "$work/token")
-    vg 0 /dev/null verify --key "$key" "$token"
-    vg 0 /dev/null verify --json --key "$key" --alg "$alg" "$token"
-    vg 0 /dev/null decode "$token"
-    vg 0 /dev/null decode --json "$token"
-    # Rejections free what they allocated too: a flipped signature, then a token for another key.
-    local tampered="${token%?}A"; [[ $tampered == "$token" ]] && tampered="${token%?}B"
-    vg 1 /dev/null verify --key "$key" "$tampered"
-  done
-  vg 1 /dev/null verify --key "$work/p256.jwk" "$(cat "$work/token")"       # EdDSA token, P-256 key
-  vg 1 /dev/null decode 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.'            # alg none
-  vg 2 /dev/null verify --key "$work/missing.pem" "$(cat "$work/token")"    # unreadable key file
+  cli_commands
   say "valgrind: clean ($runs runs)"
 }
 
 case $mode in
-  all) run_asan; run_valgrind ;;
-  asan) run_asan ;;
+  all) run_asan; run_lsan_cli; run_valgrind ;;
+  asan) run_asan; run_lsan_cli ;;
+  lsan-cli) run_lsan_cli ;;
   valgrind) run_valgrind ;;
   *) sed -n '2,17p' "$0" >&2; exit 2 ;;
 esac

@@ -70,7 +70,7 @@ struct Sign: AsyncParsableCommand {
                 let parsed = (try? JSONValue(parsing: raw)) ?? .string(raw)
                 claims[name] = ["iss", "sub", "jti"].contains(name) && parsed.stringValue == nil ? .string(raw) : parsed
             }
-            let nowSeconds = now ?? Int64(Date().timeIntervalSince1970.rounded(.down))
+            let nowSeconds = Int64(tokenClock(now: now).now().timeIntervalSince1970.rounded(.down))
             if !noIssuedAt && claims["iat"] == nil { claims["iat"] = .int(nowSeconds) }
             if let expiresIn {
                 let seconds = try parseDuration(expiresIn, flag: "--expires-in")
