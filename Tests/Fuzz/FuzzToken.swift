@@ -41,7 +41,10 @@ struct TokenTarget {
             _ = try? v.verifySignature(token)
         }
         if let u = try? UnverifiedToken(token) {
-            _ = JSONValue.object(u.header.members).prettyString()
+            _ = JSONValue.object(u.headerMembers).prettyString()
+            // Invariant: a header that passes the rules is the same header decode shows.
+            if let header = u.header { Fuzz.check(header.members == u.headerMembers, "UnverifiedToken header and headerMembers differ") }
+            Fuzz.check((u.header == nil) == (u.refusal != nil) || u.signature.isEmpty, "UnverifiedToken refusal and header disagree")
             if let claims = u.claims { Fuzz.exercise(claims) }
         }
         // Invariant: strict base64url is canonical, so decode then encode gives the input back.

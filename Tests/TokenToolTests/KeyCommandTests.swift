@@ -23,7 +23,7 @@ import Testing
         #expect(r.status == 0, "\(r)")
         #expect(r.stdout.contains("mode 0600"))
         #expect(try Self.mode(s.path("key.jwk")) == 0o600)
-        let jwk = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: s.url.appendingPathComponent("key.jwk"))) as? [String: Any])
+        let jwk = try #require(try JSONSerialization.jsonObject(with: readAll(s.url.appendingPathComponent("key.jwk"))) as? [String: Any])
         #expect(jwk["kty"] as? String == kty)
         #expect(jwk["crv"] as? String == crv)
         if kty == "oct" {
@@ -129,7 +129,7 @@ import Testing
         try s.sh("openssl genpkey -algorithm ed25519 -out key.pem && openssl pkey -in key.pem -pubout -out pub.pem")
         #expect(try s.tokentool("jwk", "--public", "--kid", "k1", "key.pem", "--out", "pub.jwk").status == 0)
         #expect(try Self.mode(s.path("pub.jwk")) == 0o644)
-        let jwk = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: s.url.appendingPathComponent("pub.jwk"))) as? [String: Any])
+        let jwk = try #require(try JSONSerialization.jsonObject(with: readAll(s.url.appendingPathComponent("pub.jwk"))) as? [String: Any])
         #expect(jwk["kid"] as? String == "k1")
         let back = try s.tokentool("jwk", "pub.jwk")
         #expect(back.status == 0, "\(back)")

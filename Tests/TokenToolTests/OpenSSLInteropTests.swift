@@ -9,7 +9,7 @@ import Testing
         let input = "\(b64url(header)).\(b64url(payload))"
         try s.write("input", input)
         try s.sh(sign)
-        return input + "." + b64url(try Data(contentsOf: s.url.appendingPathComponent("sig")))
+        return input + "." + b64url(try readAll(s.url.appendingPathComponent("sig")))
     }
 
     static let payload = #"{"sub":"openssl","exp":4102444800}"#
@@ -111,7 +111,7 @@ import Testing
         let r = try s.tokentool("verify", "--json", "--key", "pub.pem", token)
         #expect(r.status == 0, "\(r)")
         // The DER form itself is not a JWS signature.
-        let der = token.split(separator: ".").prefix(2).joined(separator: ".") + "." + b64url(try Data(contentsOf: s.url.appendingPathComponent("sig.der")))
+        let der = token.split(separator: ".").prefix(2).joined(separator: ".") + "." + b64url(try readAll(s.url.appendingPathComponent("sig.der")))
         #expect(try s.tokentool("verify", "--json", "--key", "pub.pem", der).errorCode == "invalid_signature")
 
         let ours = try s.tokentool("sign", "--key", "key.pem", "--set", "sub=us")
