@@ -64,11 +64,13 @@ public struct JWKSet: Sendable {
         }
     }
 
-    /// Keys that may verify `alg` for a token whose header carries `kid` (or none).
+    /// Keys that may verify `alg` for a token whose header carries `kid` (or none). Every key
+    /// returned has passed ``JWK/check(_:for:)`` for `.verify`.
     ///
     /// - Throws: `key_not_found` when no key has that `kid` (never a fall-back to another key),
     ///   when the `kid` is ambiguous, or when no key allows the algorithm; the error says why,
-    ///   including the reason a matching key was refused on load.
+    ///   including the reason a matching key was refused on load. `algorithm_not_allowed` when
+    ///   the key named by `kid` does not allow `alg` (its `alg`, `use` or `key_ops`).
     public func candidates(keyID: String?, algorithm alg: JWSAlgorithm) throws -> [JWK] {
         if let keyID {
             let matches = keys.filter { $0.keyID == keyID && $0.use != "enc" }
@@ -87,6 +89,7 @@ public struct JWKSet: Sendable {
             if sharing > 1 {
                 throw TokenError(.keyNotFound, "kid \"\(shown)\" matches \(sharing) keys in the set; refusing an ambiguous choice")
             }
+            try matches[0].check(alg, for: .verify)
             return matches
         }
         let usable = keys.filter { (try? $0.check(alg, for: .verify)) != nil }
