@@ -30,6 +30,18 @@ struct TestStore: Sendable {
 }
 
 enum Harness {
+    /// Runs `body` on `test`, closing the store afterwards whether `body` succeeds or throws.
+    private static func running<T>(_ body: (TestStore) async throws -> T, on test: TestStore) async throws -> T {
+        do {
+            let result = try await body(test)
+            try? await test.store.close()
+            return result
+        } catch {
+            try? await test.store.close()
+            throw error
+        }
+    }
+
     /// A fresh, empty store of `kind`, migrated to `version` (latest by default); closed afterwards.
     static func withStore<T>(_ kind: StoreKind, migratingTo version: Int? = nil,
                              _ body: (TestStore) async throws -> T) async throws -> T {
@@ -43,14 +55,7 @@ enum Harness {
             let test = TestStore(kind: kind, store: store, location: path,
                                  reopen: { v in try await SQLiteSessionStore.open(path: path, migratingTo: v) },
                                  executeRaw: { sql in try await store.executeRaw(sql) })
-            do {
-                let result = try await body(test)
-                try? await store.close()
-                return result
-            } catch {
-                try? await store.close()
-                throw error
-            }
+            return try await running(body, on: test)
         case .postgres:
             let server = try await ThrowawayPostgres.shared.server()
             let url = try await server.createDatabase()
@@ -59,14 +64,7 @@ enum Harness {
             let test = TestStore(kind: kind, store: store, location: url,
                                  reopen: { v in try await PostgresSessionStore.open(location: location, migratingTo: v) },
                                  executeRaw: { sql in try await store.executeRaw(sql) })
-            do {
-                let result = try await body(test)
-                try? await store.close()
-                return result
-            } catch {
-                try? await store.close()
-                throw error
-            }
+            return try await running(body, on: test)
         }
     }
 }
