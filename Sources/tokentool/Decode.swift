@@ -3,7 +3,7 @@ import Foundation
 import JOSE
 
 /// `tokentool decode`: shows what a token says, without verifying anything.
-struct Decode: AsyncParsableCommand {
+struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
         abstract: "Show a JWT's header and payload. Verifies nothing.",
@@ -24,8 +24,8 @@ struct Decode: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The compact JWT, or - to read it from standard input.", valueName: "jwt"))
     var token: String
 
-    func run() async throws {
-        try await reportingErrors(json: json) {
+    func run() throws {
+        try reportingErrors(json: json) {
             let text = try readTokenArgument(token)
             let decoded = try UnverifiedToken(text)
             if json {

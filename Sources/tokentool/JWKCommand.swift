@@ -3,7 +3,7 @@ import Foundation
 import JOSE
 
 /// `tokentool jwk`: converts one key between PEM and JWK, or prints its thumbprint.
-struct JWKCommand: AsyncParsableCommand {
+struct JWKCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jwk",
         abstract: "Convert a key between PEM and JWK, or print its RFC 7638 thumbprint.",
@@ -42,7 +42,7 @@ struct JWKCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("A PEM, DER or JWK file (- for standard input).", valueName: "pem-or-jwk-file"))
     var file: String
 
-    func run() async throws {
+    func run() throws {
         try configurationErrors {
             var key = try readSingleKey(file)
             if thumbprint {

@@ -3,7 +3,7 @@ import Foundation
 import JOSE
 
 /// `tokentool jwks`: a JWK Set of the public halves of several keys, ready to publish.
-struct JWKSCommand: AsyncParsableCommand {
+struct JWKSCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jwks",
         abstract: "Print a JWK Set of the public halves of several key files.",
@@ -20,7 +20,7 @@ struct JWKSCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Key files.", valueName: "key-file"))
     var files: [String]
 
-    func run() async throws {
+    func run() throws {
         try configurationErrors {
             guard !files.isEmpty else { throw TokenError(.invalidInput, "give at least one key file") }
             var keys: [JWK] = []

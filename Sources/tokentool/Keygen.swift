@@ -8,7 +8,7 @@ enum KeyFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// `tokentool keygen`: generates a signing key.
-struct Keygen: AsyncParsableCommand {
+struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keygen",
         abstract: "Generate a key: RSA, EC (P-256/384/521), OKP (Ed25519) or an HMAC secret (oct).",
@@ -54,7 +54,7 @@ struct Keygen: AsyncParsableCommand {
     @Flag(help: "Overwrite existing --out / --public-out files.")
     var force = false
 
-    func run() async throws {
+    func run() throws {
         try configurationErrors {
             guard out != nil || printPrivate else {
                 throw TokenError(.invalidInput, "keygen does not print private keys unasked: pass --out FILE (written with mode 0600) or --print-private")

@@ -25,9 +25,42 @@ func reportingErrors(json: Bool, _ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as TokenError where json {
-        printJSON(failureJSON(error))
-        throw ExitCode(error.code.rejectsToken ? 1 : 2)
+        throw reportedJSON(error)
     }
+}
+
+/// The synchronous form, for commands that do no network or store I/O: they run on the main
+/// thread without a task switch (which also keeps them runnable under valgrind).
+func reportingErrors(json: Bool, _ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as TokenError where json {
+        throw reportedJSON(error)
+    }
+}
+
+private func reportedJSON(_ error: TokenError) -> ExitCode {
+    printJSON(failureJSON(error))
+    return ExitCode(error.code.rejectsToken ? 1 : 2)
+}
+
+/// Waits for async work from a synchronous command (only `verify --jwks URL` needs one).
+/// The work runs on the cooperative pool while the calling thread, never one of the pool's,
+/// waits on a semaphore.
+func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let outcome = BlockingOutcome<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { outcome.result = .success(try await body()) } catch { outcome.result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    return try outcome.result!.get()
+}
+
+/// `runBlocking`'s result slot: written once before the semaphore is signalled, read after the wait.
+private final class BlockingOutcome<T: Sendable>: @unchecked Sendable {
+    var result: Result<T, any Error>?
 }
 
 /// Reads a token argument: `-` reads standard input (one trailing newline is dropped, nothing

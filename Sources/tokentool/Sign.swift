@@ -3,7 +3,7 @@ import Foundation
 import JOSE
 
 /// `tokentool sign`: makes a compact JWT from claims and a private key or secret.
-struct Sign: AsyncParsableCommand {
+struct Sign: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign",
         abstract: "Sign claims into a compact JWT.",
@@ -46,7 +46,7 @@ struct Sign: AsyncParsableCommand {
     @Flag(name: .customLong("no-iat"), help: "Do not add iat.")
     var noIssuedAt = false
 
-    func run() async throws {
+    func run() throws {
         try configurationErrors {
             let key = try loadKey()
             var claims = JSONObject()

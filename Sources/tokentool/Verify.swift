@@ -6,7 +6,7 @@ import Identity
 #endif
 
 /// `tokentool verify`: checks a token's signature against trusted keys, then its claims.
-struct Verify: AsyncParsableCommand {
+struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Verify a JWT's signature and claims against trusted keys.",
@@ -62,9 +62,9 @@ struct Verify: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The compact JWT, or - to read it from standard input.", valueName: "jwt"))
     var token: String
 
-    func run() async throws {
-        try await reportingErrors(json: json) {
-            let (set, sources) = try await loadTrustedKeys()
+    func run() throws {
+        try reportingErrors(json: json) {
+            let (set, sources) = try loadTrustedKeys()
             var options = VerifierOptions(
                 issuers: Set(issuers), audiences: Set(audiences), requiredClaims: Set(required),
                 type: type, leeway: TimeInterval(try parseDuration(leeway, flag: "--leeway")), clock: tokenClock(now: now))
@@ -121,7 +121,7 @@ struct Verify: AsyncParsableCommand {
 
     /// Every trusted key, as one set. A single JWKS file is used as read, so a token naming one
     /// of its refused keys hears why that key was refused.
-    private func loadTrustedKeys() async throws -> (JWKSet, [KeyFromFile]) {
+    private func loadTrustedKeys() throws -> (JWKSet, [KeyFromFile]) {
         if jwks.isEmpty && keys.isEmpty && secretFile == nil {
             throw TokenError(.invalidInput, "no trusted key: give --key FILE, --jwks FILE or --secret-file FILE")
         }
@@ -129,7 +129,7 @@ struct Verify: AsyncParsableCommand {
         var sets: [JWKSet] = []
         for path in jwks {
             if path.hasPrefix("http://") || path.hasPrefix("https://") {
-                let s = try await fetchJWKS(path)
+                let s = try fetchJWKS(path)
                 warnAboutRefusedKeys(s, in: path)
                 sets.append(s)
                 sources += s.keys.map { KeyFromFile(key: $0, source: path) }
@@ -169,10 +169,11 @@ struct Verify: AsyncParsableCommand {
     }
 
     /// A JWKS from a URL, through the Identity module's fetcher (https, or http on loopback only;
-    /// size and time bounded). The core-only build has no HTTP client.
-    private func fetchJWKS(_ url: String) async throws -> JWKSet {
+    /// size and time bounded). The core-only build has no HTTP client. The one network wait of
+    /// an otherwise synchronous command.
+    private func fetchJWKS(_ url: String) throws -> JWKSet {
         #if TOKENTOOL_FULL
-        return try await withTransport { transport in try await RemoteJWKS(url: url, transport: transport).keys() }
+        return try runBlocking { try await withTransport { transport in try await RemoteJWKS(url: url, transport: transport).keys() } }
         #else
         throw TokenError(.invalidInput, "--jwks \(url): this build has no HTTP client (TOKENTOOL_CORE_ONLY); save it first (curl -fsS -o jwks.json URL) and pass --jwks jwks.json")
         #endif
