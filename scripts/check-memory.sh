@@ -3,23 +3,23 @@
 #
 #   scripts/check-memory.sh [all|asan|lsan-cli|valgrind]        (default: all)
 #
-# asan      The JOSE and TokenTool test suites built with AddressSanitizer (+ LeakSanitizer) in
-#           their own scratch path (.build-asan). LSAN_OPTIONS points at Tests/lsan.supp, which
-#           only suppresses allocations of the test runner itself.
+# asan      The whole test suite (JOSE, TokenTool, Identity, Sessions with SQLite and PostgreSQL)
+#           built with AddressSanitizer (+ LeakSanitizer) in its own scratch path (.build-asan).
+#           LSAN_OPTIONS points at Tests/lsan.supp, which only suppresses allocations of the test
+#           runner itself.
 # lsan-cli  `tokentool keygen / sign / verify / decode` over every JWS algorithm, the tokentool binary
 #           built with AddressSanitizer: LeakSanitizer checks each process at exit.
 # valgrind  `tokentool keygen / sign / verify / decode` over every JWS algorithm under valgrind
 #           memcheck (definite and indirect leaks and every memory error fail). valgrind 3.19
 #           cannot read the DWARF 5 that Swift 6.3 emits, so it runs a `strip --strip-debug` copy.
 #
-# Environment: TOKENTOOL_CORE_ONLY (default 1: JOSE + core commands), TOKENTOOL (use this
-# tokentool binary instead of building one), CHECK_MEMORY_FILTER (swift test --filter for asan;
-# default: JOSETests and TokenToolTests), SWIFT (default swift).
+# Environment: TOKENTOOL_CORE_ONLY (1: only JOSE and the core commands are built and tested),
+# TOKENTOOL (use this tokentool binary for valgrind instead of building one), CHECK_MEMORY_FILTER
+# (swift test --filter for asan; default: every test), SWIFT (default swift).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 SWIFT=${SWIFT:-swift}
-export TOKENTOOL_CORE_ONLY=${TOKENTOOL_CORE_ONLY:-1}
 mode=${1:-all}
 
 say() { printf 'check-memory: %s\n' "$*" >&2; }
@@ -27,10 +27,9 @@ say() { printf 'check-memory: %s\n' "$*" >&2; }
 run_asan() {
   say "AddressSanitizer/LeakSanitizer: building the tests in .build-asan"
   "$SWIFT" build --build-tests --sanitize=address --scratch-path .build-asan
-  say "AddressSanitizer/LeakSanitizer: running ${CHECK_MEMORY_FILTER:-JOSETests TokenToolTests}"
+  say "AddressSanitizer/LeakSanitizer: running ${CHECK_MEMORY_FILTER:-every test}"
   local -a filter=()
-  if [[ -n ${CHECK_MEMORY_FILTER:-} ]]; then filter=(--filter "$CHECK_MEMORY_FILTER")
-  else filter=(--filter 'JOSETests\.|TokenToolTests\.'); fi
+  if [[ -n ${CHECK_MEMORY_FILTER:-} ]]; then filter=(--filter "$CHECK_MEMORY_FILTER"); fi
   # halt_on_error: the first memory error fails the run; detect_leaks: LeakSanitizer at exit.
   ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_stack_use_after_return=0 \
   LSAN_OPTIONS=suppressions=$ROOT/Tests/lsan.supp:print_suppressions=0 \

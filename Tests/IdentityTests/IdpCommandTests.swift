@@ -9,8 +9,11 @@ final class DataBox: @unchecked Sendable { var data = Data() }
 
 /// Runs the built `tokentool` binary against the stand-in and checks stdout, stderr and exit codes.
 @Suite struct IdpCommandTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let tool = packageRoot.appendingPathComponent(".build/debug/tokentool").path
+    /// The tokentool built beside the running test bundle (so a sanitizer build tests its own).
+    static let tool: String = {
+        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("tokentool").path
+    }()
 
     struct Run { var status: Int32; var stdout: String; var stderr: String
         var json: JSONObject? { (try? JSONValue(parsing: stdout))?.objectValue }

@@ -6,10 +6,10 @@ import Testing
 /// The session commands of the built `tokentool` binary, end to end, on both stores:
 /// stdout, stderr and exit codes as CLI.md specifies them.
 @Suite struct CLITests {
+    /// The tokentool built beside the running test bundle (so a sanitizer build tests its own).
     static let binary: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }   // Tests/SessionsTests/CLITests.swift → package root
-        return url.appendingPathComponent(".build/debug/tokentool").path
+        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("tokentool").path
     }()
 
     struct Run {

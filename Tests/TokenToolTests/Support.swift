@@ -2,13 +2,16 @@ import Foundation
 import Testing
 
 /// Runs the BUILT `tokentool` (and independent tools: openssl, python3, date) and captures
-/// stdout, stderr and the exit status. The binary is found from this file's path:
-/// `<package>/Tests/TokenToolTests/Support.swift` → `<package>/.build/debug/tokentool`, which
-/// `swift build --build-tests` builds.
+/// stdout, stderr and the exit status. The binary is the one built beside the running test
+/// bundle (`<scratch path>/debug/tokentool`, which `swift build --build-tests` builds), so the
+/// AddressSanitizer build in .build-asan tests its own tokentool.
 enum CLI {
     static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let binary: URL = packageRoot.appendingPathComponent(".build/debug/tokentool")
+    static let binary: URL = {
+        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("tokentool")
+    }()
 
     struct Result: CustomStringConvertible {
         let status: Int32
