@@ -49,7 +49,7 @@ fuzz: deps
 fuzz-smoke: deps
 	scripts/fuzz.sh all 10
 
-# The JOSE and TokenTool suites under AddressSanitizer/LeakSanitizer, and tokentool keygen/sign/
-# verify/decode over every algorithm under valgrind: both must report nothing.
+# The whole test suite under AddressSanitizer/LeakSanitizer, and tokentool keygen/sign/verify/
+# decode over every algorithm under LeakSanitizer and under valgrind: all must report nothing.
 check-memory: deps
 	scripts/check-memory.sh

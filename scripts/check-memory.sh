@@ -6,7 +6,8 @@
 # asan      The whole test suite (JOSE, TokenTool, Identity, Sessions with SQLite and PostgreSQL)
 #           built with AddressSanitizer (+ LeakSanitizer) in its own scratch path (.build-asan).
 #           LSAN_OPTIONS points at Tests/lsan.supp, which only suppresses allocations of the test
-#           runner itself.
+#           runner itself and one explained swift-nio false positive. The CLI tests run the
+#           AddressSanitizer build of tokentool (the one beside the test bundle).
 # lsan-cli  `tokentool keygen / sign / verify / decode` over every JWS algorithm, the tokentool binary
 #           built with AddressSanitizer: LeakSanitizer checks each process at exit.
 # valgrind  `tokentool keygen / sign / verify / decode` over every JWS algorithm under valgrind
