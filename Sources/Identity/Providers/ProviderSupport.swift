@@ -59,27 +59,81 @@ enum ProviderHTTP {
     }
 
     /// RFC 6749 §5.2 error responses (Google, Apple) → our codes. 5xx and 429 mean the provider is unavailable.
-    static func oauthError(_ response: HTTPResponse, from what: String) -> TokenError {
+    /// - Parameter secrets: what we sent that must never appear in a message (client secret), even
+    ///   when the provider echoes it back.
+    static func oauthError(_ response: HTTPResponse, from what: String, secrets: [String]) -> TokenError {
         if response.status >= 500 || response.status == 429 {
             return TokenError(.providerUnavailable, "\(what) answered HTTP \(response.status)")
         }
         guard let o = try? jsonObject(response, from: what), let error = o["error"]?.stringValue else {
             return TokenError(.providerUnavailable, "\(what) answered HTTP \(response.status) without an OAuth error")
         }
-        let safe = String(error.prefix(64).filter { $0.isLetter || $0.isNumber || $0 == "_" })
-        let description = (o["error_description"]?.stringValue).map { ": " + sanitized($0) } ?? ""
+        // Matched as sent; shown (only when unknown) with the secrets taken out first.
+        func word(_ s: String) -> String { String(s.prefix(64).filter { $0.isLetter || $0.isNumber || $0 == "_" }) }
+        let safe = word(error)
+        let description = (o["error_description"]?.stringValue).map { ": " + sanitized($0, redacting: secrets) } ?? ""
         switch safe {
         case "invalid_grant": return TokenError(.invalidGrant, "\(what) refused the authorization code (invalid_grant\(description))")
         case "redirect_uri_mismatch": return TokenError(.redirectURIMismatch, "\(what) says the redirect URI does not match (redirect_uri_mismatch\(description))")
         case "invalid_client", "unauthorized_client":
             return TokenError(.invalidClient, "\(what) refused the client credentials (\(safe)\(description))")
-        default: return TokenError(.providerError, "\(what) answered HTTP \(response.status) with error \(safe)\(description)")
+        default: return TokenError(.providerError, "\(what) answered HTTP \(response.status) with error \(word(redacted(error, secrets)))\(description)")
         }
     }
 
-    /// Provider text for messages: one line, printable, at most 160 characters.
-    static func sanitized(_ s: String) -> String {
-        String(s.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f }.prefix(160).map(Character.init))
+    /// Provider text for messages: configured secrets removed (``redacted(_:_:)``), then one line,
+    /// printable, at most 160 characters.
+    static func sanitized(_ s: String, redacting secrets: [String]) -> String {
+        String(redacted(s, secrets).unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f }.prefix(160).map(Character.init))
+    }
+
+    /// `s` with every occurrence of each secret replaced by "[redacted]": as sent, and form/URL-encoded
+    /// as it appears in our request, case-insensitively (a provider echoing the request may re-encode
+    /// it). Done before anything is cut or filtered, so that no part of a secret survives in a message.
+    static func redacted(_ s: String, _ secrets: [String]) -> String {
+        var text = s
+        for secret in secrets where !secret.isEmpty {
+            for form in Set([secret, escape(secret)]) {
+                text = text.replacingOccurrences(of: form, with: "[redacted]", options: [.caseInsensitive, .literal])
+            }
+        }
+        return text
+    }
+}
+
+/// An RFC 6749 §5.1 / OIDC Core §3.1.3.3 token response, type-checked. A member present with the
+/// wrong type (`expires_in` as a string, `id_token` as a number) means the response is not what
+/// the protocol promises: `provider_unavailable`, never a value silently dropped. A 200 carrying an
+/// RFC 6749 §5.2 `error` is that error (some servers answer errors with 200), never a sign-in.
+struct TokenResponse {
+    var idToken: String
+    var accessToken: String?
+    var refreshToken: String?
+    var expiresIn: Int64?
+    var scope: String?
+
+    /// - Parameter noIDToken: the message when the response has no id_token.
+    init(_ response: HTTPResponse, from what: String, secrets: [String], noIDToken: String) throws {
+        let body = try ProviderHTTP.jsonObject(response, from: what)
+        if body["error"] != nil { throw ProviderHTTP.oauthError(response, from: what, secrets: secrets) }
+        func string(_ name: String) throws -> String? {
+            switch body[name] {
+            case nil, .null?: return nil
+            case .string(let s)?: return s
+            case let v?: throw TokenError(.providerUnavailable, "\(what) sent \"\(name)\" as a \(v.typeName); expected a string")
+            }
+        }
+        guard let idToken = try string("id_token") else { throw TokenError(.providerUnavailable, noIDToken) }
+        self.idToken = idToken
+        accessToken = try string("access_token")
+        refreshToken = try string("refresh_token")
+        scope = try string("scope")
+        switch body["expires_in"] {
+        case nil, .null?: expiresIn = nil
+        case .int(let i)? where i >= 0: expiresIn = i
+        case let v?:
+            throw TokenError(.providerUnavailable, "\(what) sent \"expires_in\" as \(v.typeName == "number" ? "a negative or fractional number" : "a \(v.typeName)"); expected a non-negative integer")
+        }
     }
 }
 
