@@ -251,6 +251,17 @@ import Testing
     }
 
     @Test(arguments: Endpoint.allCases)
+    func invalidUTF8IsProviderUnavailable(endpoint: Endpoint) async throws {
+        var good = Array(try Self.goodBody(endpoint).utf8)
+        good.removeFirst()
+        // A lone continuation byte, an overlong "/", a lone surrogate (CESU-8) in a member's value.
+        for bad: [UInt8] in [[0x80], [0xC0, 0xAF], [0xED, 0xA0, 0x80]] {
+            let body = Array(#"{"n":"a"#.utf8) + bad + Array(#"","#.utf8) + good
+            #expect(try await Self.run(endpoint, Self.transport(endpoint, bytes: body))?.code == .providerUnavailable, "\(bad)")
+        }
+    }
+
+    @Test(arguments: Endpoint.allCases)
     func nulBytesAreProviderUnavailable(endpoint: Endpoint) async throws {
         var good = try Self.goodBody(endpoint)
         good.removeFirst()

@@ -49,8 +49,9 @@ enum ProviderHTTP {
 
     /// The body as a JSON object, or `provider_unavailable` naming the endpoint.
     static func jsonObject(_ response: HTTPResponse, from what: String) throws -> JSONObject {
-        let text = String(decoding: response.body, as: UTF8.self)
-        guard let value = try? JSONValue(parsing: text, limits: JSONLimits(maxBytes: 256 * 1024, maxDepth: 16, maxTopLevelMembers: 256)),
+        // RFC 8259 §8.1: JSON between systems is UTF-8; invalid bytes are refused, not replaced by U+FFFD.
+        guard let text = String(validating: response.body, as: UTF8.self),
+              let value = try? JSONValue(parsing: text, limits: JSONLimits(maxBytes: 256 * 1024, maxDepth: 16, maxTopLevelMembers: 256)),
               let object = value.objectValue
         else {
             throw TokenError(.providerUnavailable, "\(what) answered HTTP \(response.status) with a body that is not a JSON object")
