@@ -35,8 +35,9 @@ import Foundation
 //   FuzzKeys.rsa, kid "rsa"); any other request gets HTTP 500.
 //
 // Invariants beyond crashes and leaks: every error thrown is a TokenError, and no error (message,
-// claim, description) contains 16 consecutive characters of a configured secret: the Google client
-// secret, the Facebook app secret, the Apple client-secret JWT's signature or the Apple key's "d".
+// claim, description) contains 16 consecutive characters of a configured secret (also compared
+// lower-cased, letters and digits only): the Google client secret, the Facebook app secret, the
+// Apple client-secret JWT's signature or the Apple key's "d".
 // Seeds: TestVectors/fuzz/provider/ (TestVectors/fuzz/make_provider_seeds.py); dictionary:
 // TestVectors/fuzz/provider.dict.
 
@@ -248,12 +249,23 @@ struct ProviderTarget: Sendable {
             if let sig = jwt.split(separator: ".").last { secrets.append(String(sig)) }
         }
         // Every 16-byte window of every secret, looked up for every window of the texts (bytes, not
-        // Foundation string search: this runs for every input).
+        // Foundation string search: this runs for every input); also with both lower-cased and
+        // reduced to letters and digits, so that a secret spelled apart does not slip through.
         var forbidden = Set<ArraySlice<UInt8>>()
-        for secret in secrets { forbidden.formUnion(windows(Array(secret.utf8))) }
+        for secret in secrets { forbidden.formUnion(windows(Array(secret.utf8)) + windows(alphanumeric(secret))) }
         for text in [e.message, e.description, e.claim ?? ""] {
-            if let hit = windows(Array(text.utf8)).first(where: forbidden.contains) {
+            if let hit = (windows(Array(text.utf8)) + windows(alphanumeric(text))).first(where: forbidden.contains) {
                 Fuzz.fail("\(what): error \(e.code.rawValue) shows part of a secret (\"\(String(decoding: hit, as: UTF8.self))\"): \(text)")
+            }
+        }
+    }
+
+    func alphanumeric(_ s: String) -> [UInt8] {
+        s.utf8.compactMap { c in
+            switch c {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return c
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): return c + 32
+            default: return nil
             }
         }
     }

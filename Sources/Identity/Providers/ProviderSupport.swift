@@ -69,33 +69,51 @@ enum ProviderHTTP {
         guard let o = try? jsonObject(response, from: what), let error = o["error"]?.stringValue else {
             return TokenError(.providerUnavailable, "\(what) answered HTTP \(response.status) without an OAuth error")
         }
-        // Matched as sent; shown (only when unknown) with the secrets taken out first.
-        func word(_ s: String) -> String { String(s.prefix(64).filter { $0.isLetter || $0.isNumber || $0 == "_" }) }
-        let safe = word(error)
+        // Matched as sent; shown (only when unknown) as a word with the secrets taken out.
+        let safe = String(error.prefix(64).filter { $0.isLetter || $0.isNumber || $0 == "_" })
         let description = (o["error_description"]?.stringValue).map { ": " + sanitized($0, redacting: secrets) } ?? ""
         switch safe {
         case "invalid_grant": return TokenError(.invalidGrant, "\(what) refused the authorization code (invalid_grant\(description))")
         case "redirect_uri_mismatch": return TokenError(.redirectURIMismatch, "\(what) says the redirect URI does not match (redirect_uri_mismatch\(description))")
         case "invalid_client", "unauthorized_client":
             return TokenError(.invalidClient, "\(what) refused the client credentials (\(safe)\(description))")
-        default: return TokenError(.providerError, "\(what) answered HTTP \(response.status) with error \(word(redacted(error, secrets)))\(description)")
+        default:
+            let shown = shownText(error, redacting: secrets, limit: 64) { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+            return TokenError(.providerError, "\(what) answered HTTP \(response.status) with error \(shown)\(description)")
         }
     }
 
-    /// Provider text for messages: configured secrets removed (``redacted(_:_:)``), then one line,
-    /// printable, at most 160 characters.
-    static func sanitized(_ s: String, redacting secrets: [String]) -> String {
-        String(redacted(s, secrets).unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f }.prefix(160).map(Character.init))
+    /// Provider text for messages: one line of printable ASCII, at most `limit` characters, with
+    /// the secrets we sent taken out (``shownText(_:redacting:limit:keeping:)``).
+    static func sanitized(_ s: String, redacting secrets: [String], limit: Int = 160) -> String {
+        shownText(s, redacting: secrets, limit: limit) { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f }
     }
 
-    /// `s` with every occurrence of each secret replaced by "[redacted]": as sent, and form/URL-encoded
-    /// as it appears in our request, case-insensitively (a provider echoing the request may re-encode
-    /// it). Done before anything is cut or filtered, so that no part of a secret survives in a message.
-    static func redacted(_ s: String, _ secrets: [String]) -> String {
-        var text = s
+    /// Provider text as a message may show it, never with a secret we sent (a provider may echo our
+    /// request, or an attacker answering in its place may try to smuggle a secret into our logs):
+    /// 1. only the characters `keep` allows are kept, first, so that nothing dropped later can
+    ///    join two halves of a secret into a whole one;
+    /// 2. each secret is replaced by "[redacted]": as sent, form/URL-encoded (as in our request)
+    ///    and filtered like the text, case-insensitively;
+    /// 3. the text is cut to `limit` characters;
+    /// 4. text that still holds 16 consecutive characters of a secret (a part of one, or one
+    ///    spelled some other way) is withheld as a whole.
+    static func shownText(_ s: String, redacting secrets: [String], limit: Int, keeping keep: (Unicode.Scalar) -> Bool) -> String {
+        func filtered(_ t: String) -> String { String(String.UnicodeScalarView(t.unicodeScalars.filter(keep))) }
+        var text = filtered(s)
         for secret in secrets where !secret.isEmpty {
-            for form in Set([secret, escape(secret)]) {
+            for form in Set([secret, escape(secret), filtered(secret)]) where !form.isEmpty {
                 text = text.replacingOccurrences(of: form, with: "[redacted]", options: [.caseInsensitive, .literal])
+            }
+        }
+        text = String(text.prefix(limit))
+        let lower = Array(text.lowercased().utf8)
+        for secret in secrets {
+            for form in Set([secret, filtered(secret)]) {
+                let f = Array(form.lowercased().utf8)
+                guard f.count >= 16, lower.count >= 16 else { continue }
+                let windows = Set((0...(f.count - 16)).map { f[$0..<($0 + 16)] })
+                if (0...(lower.count - 16)).contains(where: { windows.contains(lower[$0..<($0 + 16)]) }) { return "[withheld]" }
             }
         }
         return text
