@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
-# Builds and runs the libFuzzer targets over the JOSE module (issue 6).
+# Builds and runs the libFuzzer targets over the JOSE and Identity modules (issue 6).
 #
-#   scripts/fuzz.sh TARGET [SECONDS]     TARGET: token | jwk | pem | claims | all   (default SECONDS: 600)
+#   scripts/fuzz.sh TARGET [SECONDS]     TARGET: token | jwk | pem | claims | provider | all   (default SECONDS: 600)
 #   scripts/fuzz.sh build                only build the targets
 #   scripts/fuzz.sh list                 print the target names
 #
 # Each target is the JOSE sources (built once, with -enable-testing) plus one entry file from
 # Tests/Fuzz/, compiled by swiftc with -sanitize=fuzzer,address: libFuzzer provides main(), the
-# entry is @_cdecl("LLVMFuzzerTestOneInput"). Seeds come from TestVectors/fuzz/TARGET/ plus the
+# entry is @_cdecl("LLVMFuzzerTestOneInput"). The provider target also links the Identity sources
+# (built the same way), all but HTTP/AsyncHTTPClientTransport.swift: its HTTP transport is scripted
+# by the fuzz input. Seeds come from TestVectors/fuzz/TARGET/ plus the
 # matching files elsewhere in TestVectors/; new inputs found go to .build-fuzz/corpus/TARGET
 # (not committed). A crash, leak, timeout or broken invariant stops the run, leaves the input in
-# fuzz-out/ and makes this script exit 1: turn it into a test in Tests/JOSETests/HostileInputTests.swift.
+# fuzz-out/ and makes this script exit 1: turn it into a test in Tests/JOSETests/HostileInputTests.swift
+# (provider: Tests/IdentityTests/HostileResponseTests.swift).
 #
 # Environment: SWIFTC (default swiftc), FUZZ_JOBS (parallel workers per target, default 1),
 # FUZZ_OPT (default -O), FUZZ_ARGS (extra libFuzzer flags).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS=(token jwk pem claims)
+TARGETS=(token jwk pem claims provider)
 SWIFTC=${SWIFTC:-swiftc}
 OUT=.build-fuzz
 OPT=${FUZZ_OPT:--O}
@@ -31,6 +34,7 @@ entry_file() {
     jwk) echo Tests/Fuzz/FuzzJWK.swift ;;
     pem) echo Tests/Fuzz/FuzzPEM.swift ;;
     claims) echo Tests/Fuzz/FuzzClaims.swift ;;
+    provider) echo Tests/Fuzz/FuzzProvider.swift ;;
     *) echo "unknown fuzz target: $1 (expected one of: ${TARGETS[*]})" >&2; exit 2 ;;
   esac
 }
@@ -60,16 +64,31 @@ build_jose() {
   fi
 }
 
+# Identity without AsyncHTTPClientTransport.swift (the only file importing AsyncHTTPClient).
+build_identity() {
+  build_jose
+  mapfile -t sources < <(find Sources/Identity -name '*.swift' ! -name AsyncHTTPClientTransport.swift | sort)
+  if stale "$OUT/libIdentity.a" "${sources[@]}" "$OUT/libJOSE.a" "$0"; then
+    echo "fuzz: building Identity with ${SANITIZE[*]} $OPT" >&2
+    "$SWIFTC" -parse-as-library -swift-version 6 -module-name Identity -enable-testing "$OPT" -g \
+      "${SANITIZE[@]}" "${CFLAGS[@]}" -I "$OUT" \
+      -emit-module -emit-module-path "$OUT/Identity.swiftmodule" \
+      -emit-library -static -o "$OUT/libIdentity.a" "${sources[@]}"
+  fi
+}
+
 build_target() {
   local t=$1 entry
   entry=$(entry_file "$t")
   build_jose
+  local -a libs=("$OUT/libJOSE.a")
+  if [[ $t == provider ]]; then build_identity; libs=("$OUT/libIdentity.a" "$OUT/libJOSE.a"); fi
   mapfile -t shared < <(find Tests/Fuzz/Shared -name '*.swift' | sort)
-  if stale "$OUT/fuzz-$t" "$entry" "${shared[@]}" "$OUT/libJOSE.a"; then
+  if stale "$OUT/fuzz-$t" "$entry" "${shared[@]}" "${libs[@]}"; then
     echo "fuzz: building target $t" >&2
     "$SWIFTC" -parse-as-library -swift-version 6 -module-name "Fuzz_$t" "$OPT" -g \
       "${SANITIZE[@]}" "${CFLAGS[@]}" -I "$OUT" \
-      "${LINK[@]}" "$entry" "${shared[@]}" "$OUT/libJOSE.a" -lcrypto -ljansson -o "$OUT/fuzz-$t"
+      "${LINK[@]}" "$entry" "${shared[@]}" "${libs[@]}" -lcrypto -ljansson -o "$OUT/fuzz-$t"
   fi
 }
 
@@ -81,7 +100,7 @@ seed_dirs() {
     token) dirs+=(TestVectors/rfc7515 TestVectors/rfc7520) ;;
     jwk) dirs+=(TestVectors/jwks) ;;
     pem) dirs+=(TestVectors/pem) ;;
-    claims) ;;
+    claims | provider) ;;
   esac
   for d in "${dirs[@]}"; do [[ -d $d ]] && echo "$d"; done
   return 0
@@ -98,7 +117,9 @@ run_target() {
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384
     -print_final_stats=1 -artifact_prefix="$ARTIFACTS/$t-"
   )
-  [[ -f TestVectors/fuzz/jose.dict ]] && args+=(-dict=TestVectors/fuzz/jose.dict)
+  local dict=TestVectors/fuzz/jose.dict
+  [[ -f TestVectors/fuzz/$t.dict ]] && dict=TestVectors/fuzz/$t.dict
+  [[ -f $dict ]] && args+=(-dict="$dict")
   if [[ ${FUZZ_JOBS:-1} -gt 1 ]]; then args+=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS"); fi
   # shellcheck disable=SC2206
   args+=(${FUZZ_ARGS:-})

@@ -25,6 +25,8 @@ public final class ProviderStandIn: @unchecked Sendable {
         case oversized(bytes: Int)
         /// Answer 200 with JSON that is not a JWKS (`{"keys":"none"}`).
         case malformedJWKS
+        /// Answer with this status and these body bytes (as `application/json`): hostile responses.
+        case body(status: Int, bytes: [UInt8])
     }
 
     public struct Settings: Sendable {
@@ -262,6 +264,7 @@ public final class ProviderStandIn: @unchecked Sendable {
         case .garbage: return StandInResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array("<html>\u{0}garbage".utf8))
         case .oversized(let n): return .json("{\"keys\":[],\"pad\":\"" + String(repeating: "x", count: max(0, n)) + "\"}")
         case .malformedJWKS: return .json(#"{"keys":"none"}"#, headers: [("Cache-Control", "max-age=3600")])
+        case .body(let status, let bytes): return StandInResponse(status: status, headers: [("Content-Type", "application/json")], body: bytes)
         }
         switch (request.method, path) {
         case ("GET", "/oauth2/v3/certs"), ("GET", "/auth/keys"), ("GET", "/.well-known/oauth/openid/jwks/"), ("GET", "/.well-known/jwks.json"):

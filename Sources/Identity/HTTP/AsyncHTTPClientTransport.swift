@@ -41,14 +41,14 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             guard current.method == "GET", let location = response.header("location"),
                   let target = URL(string: location, relativeTo: URL(string: current.url))?.absoluteString
             else {
-                throw TokenError(.providerUnavailable, "\(Self.shown(current.url)) answered with a redirect (\(response.status)) that is not followed")
+                throw TokenError(.providerUnavailable, "\(ProviderURL.shown(current.url)) answered with a redirect (\(response.status)) that is not followed")
             }
             do { try ProviderURL.validate(target, what: "redirect target") } catch {
-                throw TokenError(.providerUnavailable, "\(Self.shown(current.url)) redirected to \(Self.shown(target)), which is not https")
+                throw TokenError(.providerUnavailable, "\(ProviderURL.shown(current.url)) redirected to \(ProviderURL.shown(target)), which is not https")
             }
             current.url = target
         }
-        throw TokenError(.providerUnavailable, "\(Self.shown(request.url)) redirected more than \(maxRedirects) times")
+        throw TokenError(.providerUnavailable, "\(ProviderURL.shown(request.url)) redirected more than \(maxRedirects) times")
     }
 
     private func sendOnce(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -63,7 +63,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let prepared = r
         let maxBytes = request.maxResponseBytes
         let deadline = NIODeadline.now() + .milliseconds(Int64(request.timeout * 1000))
-        let url = Self.shown(request.url)
+        let url = ProviderURL.shown(request.url)
         do {
             // The deadline covers the body too: a provider that stalls mid-body is cut off.
             return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
@@ -94,14 +94,6 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch {
             throw TokenError(.providerUnavailable, "\(url) could not be reached: \(String(describing: error).prefix(200))")
         }
-    }
-
-    /// A URL for messages: scheme, host and path, never the query (it may hold tokens or secrets).
-    static func shown(_ url: String) -> String {
-        guard var c = URLComponents(string: url) else { return "the provider" }
-        c.query = nil
-        c.fragment = nil
-        return c.string.map { String($0.prefix(200)) } ?? "the provider"
     }
 
     static func seconds(_ t: TimeInterval) -> String {

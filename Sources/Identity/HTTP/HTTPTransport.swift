@@ -73,6 +73,16 @@ public enum ProviderURL {
         }
     }
 
+    /// A URL for messages: scheme, host and path, never the query (it may hold tokens or secrets).
+    /// (Here rather than in ``AsyncHTTPClientTransport`` so that everything but that one file
+    /// builds without AsyncHTTPClient, as the `provider` fuzz target does.)
+    static func shown(_ url: String) -> String {
+        guard var c = URLComponents(string: url) else { return "the provider" }
+        c.query = nil
+        c.fragment = nil
+        return c.string.map { String($0.prefix(200)) } ?? "the provider"
+    }
+
     /// `true` for 127.0.0.0/8, ::1 and localhost.
     public static func isLoopback(_ host: String) -> Bool {
         let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))

@@ -131,17 +131,17 @@ public actor RemoteJWKS {
                 return entry.keys
             }
             guard response.status == 200 else {
-                throw TokenError(.providerUnavailable, "JWKS \(AsyncHTTPClientTransport.shown(url)) answered HTTP \(response.status)")
+                throw TokenError(.providerUnavailable, "JWKS \(ProviderURL.shown(url)) answered HTTP \(response.status)")
             }
             let keys: JWKSet
             do { keys = try JWKSet(jsonBytes: response.body, limits: policy.limits) } catch let e as TokenError {
-                throw TokenError(.providerUnavailable, "JWKS \(AsyncHTTPClientTransport.shown(url)) is unusable: \(e.message)")
+                throw TokenError(.providerUnavailable, "JWKS \(ProviderURL.shown(url)) is unusable: \(e.message)")
             }
             guard !keys.keys.isEmpty else {
-                throw TokenError(.providerUnavailable, "JWKS \(AsyncHTTPClientTransport.shown(url)) holds no usable key")
+                throw TokenError(.providerUnavailable, "JWKS \(ProviderURL.shown(url)) holds no usable key")
             }
             guard !keys.keys.contains(where: { $0.keyType == .oct }) else {
-                throw TokenError(.providerUnavailable, "JWKS \(AsyncHTTPClientTransport.shown(url)) publishes a secret (oct) key; refusing it")
+                throw TokenError(.providerUnavailable, "JWKS \(ProviderURL.shown(url)) publishes a secret (oct) key; refusing it")
             }
             entry = Entry(keys: keys, etag: response.header("etag"), freshUntil: now.addingTimeInterval(age))
             lastFailure = nil

@@ -125,21 +125,21 @@ public struct AppleProvider: Sendable {
 
     /// Exchanges an authorization code (valid five minutes, single use) at Apple's token
     /// endpoint and verifies the id_token it returns. Keep the refresh token: revocation needs it.
-    /// - Throws: `invalid_grant`, `invalid_client`, `provider_error`, `provider_unavailable`,
-    ///   `invalid_configuration`, and the id_token codes.
+    /// - Throws: `invalid_grant`, `invalid_client`, `provider_error` (an OAuth error body
+    ///   sent with HTTP 200 maps the same way), `provider_unavailable` (a response that is not JSON, too large, without an
+    ///   id_token or with members of the wrong type), `invalid_configuration`, and the id_token codes.
     public func exchange(code: String, clientID: String? = nil, redirectURI: String? = nil, nonce: String? = nil) async throws -> CodeExchangeResult {
         let id = try pickClientID(clientID)
-        var fields = [("client_id", id), ("client_secret", try clientSecret(clientID: id)), ("code", code), ("grant_type", "authorization_code")]
+        let secret = try clientSecret(clientID: id)
+        var fields = [("client_id", id), ("client_secret", secret), ("code", code), ("grant_type", "authorization_code")]
         if let redirectURI { fields.append(("redirect_uri", redirectURI)) }
         let response = try await ProviderHTTP.postForm(transport, url: configuration.tokenURL, fields: fields, timeout: configuration.timeout)
-        guard response.status == 200 else { throw ProviderHTTP.oauthError(response, from: "Apple token endpoint") }
-        let body = try ProviderHTTP.jsonObject(response, from: "Apple token endpoint")
-        guard let idToken = body["id_token"]?.stringValue else {
-            throw TokenError(.providerUnavailable, "Apple token endpoint returned no id_token")
-        }
-        let identity = try await verify(idToken: idToken, nonce: nonce)
-        return CodeExchangeResult(identity: identity, idToken: idToken, accessToken: body["access_token"]?.stringValue,
-                                  refreshToken: body["refresh_token"]?.stringValue, expiresIn: body["expires_in"]?.intValue, scope: nil)
+        guard response.status == 200 else { throw ProviderHTTP.oauthError(response, from: "Apple token endpoint", secrets: Self.secretParts(secret)) }
+        let body = try TokenResponse(response, from: "Apple token endpoint", secrets: Self.secretParts(secret),
+                                     noIDToken: "Apple token endpoint returned no id_token")
+        let identity = try await verify(idToken: body.idToken, nonce: nonce)
+        return CodeExchangeResult(identity: identity, idToken: body.idToken, accessToken: body.accessToken,
+                                  refreshToken: body.refreshToken, expiresIn: body.expiresIn, scope: nil)
     }
 
     /// Revokes a refresh or access token, as an app must when a user who signed in with Apple
@@ -148,8 +148,15 @@ public struct AppleProvider: Sendable {
     /// - Throws: `invalid_client`, `provider_error`, `provider_unavailable`, `invalid_configuration`.
     public func revoke(token: String, tokenTypeHint: String = "refresh_token", clientID: String? = nil) async throws {
         let id = try pickClientID(clientID)
-        let fields = [("client_id", id), ("client_secret", try clientSecret(clientID: id)), ("token", token), ("token_type_hint", tokenTypeHint)]
+        let secret = try clientSecret(clientID: id)
+        let fields = [("client_id", id), ("client_secret", secret), ("token", token), ("token_type_hint", tokenTypeHint)]
         let response = try await ProviderHTTP.postForm(transport, url: configuration.revokeURL, fields: fields, timeout: configuration.timeout)
-        guard response.status == 200 else { throw ProviderHTTP.oauthError(response, from: "Apple revoke endpoint") }
+        guard response.status == 200 else { throw ProviderHTTP.oauthError(response, from: "Apple revoke endpoint", secrets: Self.secretParts(secret)) }
+    }
+
+    /// What of a client-secret JWT an error message must not show: the whole JWT, and its
+    /// signature alone (the header and claims are the public team id, key id and client id).
+    static func secretParts(_ jwt: String) -> [String] {
+        [jwt] + (jwt.split(separator: ".").last.map { [String($0)] } ?? [])
     }
 }

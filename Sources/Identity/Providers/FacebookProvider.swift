@@ -53,7 +53,8 @@ public struct FacebookProvider: Sendable {
 
     /// Verifies a Facebook user access token and fetches the profile.
     /// - Throws: `invalid_token`, `foreign_app`, `expired`, `invalid_client` (our app token refused),
-    ///   `provider_error`, `provider_unavailable`, `invalid_claim`.
+    ///   `provider_error`, `provider_unavailable` (also for a response that is not JSON, too large, or
+    ///   with `expires_at` that is not a number), `invalid_claim`.
     public func verify(accessToken: String) async throws -> Identity {
         guard !accessToken.isEmpty, accessToken.utf8.count <= 4096 else {
             throw TokenError(.invalidToken, "the access token is empty or longer than 4096 bytes")
@@ -65,12 +66,16 @@ public struct FacebookProvider: Sendable {
             throw TokenError(.providerUnavailable, "Graph debug_token answered without a \"data\" object")
         }
         guard data["is_valid"]?.boolValue == true else {
-            let reason = data["error"]?.objectValue?["message"]?.stringValue.map { ": " + ProviderHTTP.sanitized($0) } ?? ""
+            let reason = data["error"]?.objectValue?["message"]?.stringValue.map { ": " + shown($0) } ?? ""
             throw TokenError(.invalidToken, "Facebook says the access token is not valid\(reason)")
         }
         let appID: String? = data["app_id"]?.stringValue ?? data["app_id"]?.intValue.map(String.init)
         guard let appID, ConstantTime.equals(Array(appID.utf8), Array(configuration.appID.utf8)) else {
-            throw TokenError(.foreignApp, "the access token was issued to app \(appID.map { "\"\($0.prefix(32))\"" } ?? "(none)"), not to \"\(configuration.appID)\"", claim: "app_id")
+            throw TokenError(.foreignApp, "the access token was issued to app \(appID.map { "\"\(shown($0, 32))\"" } ?? "(none)"), not to \"\(configuration.appID)\"", claim: "app_id")
+        }
+        // Fail closed: an expiry that is not a number is not "no expiry".
+        if let e = data["expires_at"], e != .null, e.numberValue == nil {
+            throw TokenError(.providerUnavailable, "Graph debug_token sent \"expires_at\" as a \(e.typeName); expected a number")
         }
         if let expires = data["expires_at"]?.numberValue, expires > 0,
            configuration.clock.now().timeIntervalSince1970 >= expires + max(0, configuration.leeway) {
@@ -86,7 +91,7 @@ public struct FacebookProvider: Sendable {
                                what: "Graph /me", userTokenCall: true)
         let id: String? = me["id"]?.stringValue ?? me["id"]?.intValue.map(String.init)
         guard id == userID else {
-            throw TokenError(.invalidToken, "Graph /me returned user \(id.map { "\"\($0.prefix(32))\"" } ?? "(none)"), not the token's user \"\(userID.prefix(32))\"")
+            throw TokenError(.invalidToken, "Graph /me returned user \(id.map { "\"\(shown($0, 32))\"" } ?? "(none)"), not the token's user \"\(shown(userID, 32))\"")
         }
         var values: [IdentityField: JSONValue] = [.subject: .string(userID)]
         values[.email] = me["email"]
@@ -122,6 +127,12 @@ public struct FacebookProvider: Sendable {
         return try Identity.normalized(provider: "facebook", values: values, claimNames: IdentityField.oidcNames, rawClaims: claims.object)
     }
 
+    /// Graph text for a message: printable, bounded, and without the app secret even when Graph
+    /// echoes our request (whose query holds the app token `app_id|app_secret`).
+    private func shown(_ text: String, _ limit: Int = 160) -> String {
+        ProviderHTTP.sanitized(text, redacting: [configuration.appSecret], limit: limit)
+    }
+
     private func get(path: String, query: [(String, String)], what: String, userTokenCall: Bool) async throws -> JSONObject {
         let url = ProviderHTTP.url(configuration.graphURL, path: path, query: query)
         let response = try await transport.send(HTTPRequest(url: url, headers: [("Accept", "application/json")],
@@ -130,13 +141,14 @@ public struct FacebookProvider: Sendable {
             throw TokenError(.providerUnavailable, "\(what) answered HTTP \(response.status)")
         }
         let body = try ProviderHTTP.jsonObject(response, from: what)
-        if response.status == 200 { return body }
+        // A Graph error is an error whatever the status (a 200 with {"error":…} is no answer).
+        if response.status == 200, body["error"] == nil { return body }
         // Graph errors: {"error":{"message":…,"type":"OAuthException","code":190,…}}
         guard let error = body["error"]?.objectValue else {
             throw TokenError(.providerUnavailable, "\(what) answered HTTP \(response.status) without a Graph error")
         }
         let code = error["code"]?.intValue ?? 0
-        let message = error["message"]?.stringValue.map(ProviderHTTP.sanitized) ?? "no message"
+        let message = error["message"]?.stringValue.map { shown($0) } ?? "no message"
         switch code {
         case 190 where userTokenCall, 102 where userTokenCall:
             throw TokenError(.invalidToken, "\(what): Facebook refused the access token (code \(code): \(message))")

@@ -69,8 +69,10 @@ public struct GoogleProvider: Sendable {
 
     /// Exchanges a server auth code at the token endpoint, then verifies the id_token it returns.
     /// - Parameter redirectURI: the one the client used, if any (sent only when given).
-    /// - Throws: `invalid_grant`, `redirect_uri_mismatch`, `invalid_client`, `provider_error`,
-    ///   `provider_unavailable`, `invalid_configuration` (no client secret), and the id_token codes.
+    /// - Throws: `invalid_grant`, `redirect_uri_mismatch`, `invalid_client`, `provider_error` (an OAuth error
+    ///   body sent with HTTP 200 maps the same way), `provider_unavailable` (a response that is not JSON,
+    ///   too large, without an id_token or with members of the wrong type), `invalid_configuration`
+    ///   (no client secret), and the id_token codes.
     public func exchange(code: String, clientID: String? = nil, redirectURI: String? = nil) async throws -> CodeExchangeResult {
         guard let secret = configuration.clientSecret else {
             throw TokenError(.invalidConfiguration, "exchanging a Google server auth code needs the client secret")
@@ -81,14 +83,11 @@ public struct GoogleProvider: Sendable {
         var fields = [("code", code), ("client_id", clientID), ("client_secret", secret), ("grant_type", "authorization_code")]
         if let redirectURI { fields.append(("redirect_uri", redirectURI)) }
         let response = try await ProviderHTTP.postForm(transport, url: configuration.tokenURL, fields: fields, timeout: configuration.timeout)
-        guard response.status == 200 else { throw ProviderHTTP.oauthError(response, from: "Google token endpoint") }
-        let body = try ProviderHTTP.jsonObject(response, from: "Google token endpoint")
-        guard let idToken = body["id_token"]?.stringValue else {
-            throw TokenError(.providerUnavailable, "Google token endpoint returned no id_token (was the openid scope granted?)")
-        }
-        let identity = try await verify(idToken: idToken)
-        return CodeExchangeResult(identity: identity, idToken: idToken, accessToken: body["access_token"]?.stringValue,
-                                  refreshToken: body["refresh_token"]?.stringValue, expiresIn: body["expires_in"]?.intValue,
-                                  scope: body["scope"]?.stringValue)
+        guard response.status == 200 else { throw ProviderHTTP.oauthError(response, from: "Google token endpoint", secrets: [secret]) }
+        let body = try TokenResponse(response, from: "Google token endpoint", secrets: [secret],
+                                     noIDToken: "Google token endpoint returned no id_token (was the openid scope granted?)")
+        let identity = try await verify(idToken: body.idToken)
+        return CodeExchangeResult(identity: identity, idToken: body.idToken, accessToken: body.accessToken,
+                                  refreshToken: body.refreshToken, expiresIn: body.expiresIn, scope: body.scope)
     }
 }

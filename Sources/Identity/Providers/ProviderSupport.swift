@@ -49,8 +49,9 @@ enum ProviderHTTP {
 
     /// The body as a JSON object, or `provider_unavailable` naming the endpoint.
     static func jsonObject(_ response: HTTPResponse, from what: String) throws -> JSONObject {
-        let text = String(decoding: response.body, as: UTF8.self)
-        guard let value = try? JSONValue(parsing: text, limits: JSONLimits(maxBytes: 256 * 1024, maxDepth: 16, maxTopLevelMembers: 256)),
+        // RFC 8259 §8.1: JSON between systems is UTF-8; invalid bytes are refused, not replaced by U+FFFD.
+        guard let text = String(validating: response.body, as: UTF8.self),
+              let value = try? JSONValue(parsing: text, limits: JSONLimits(maxBytes: 256 * 1024, maxDepth: 16, maxTopLevelMembers: 256)),
               let object = value.objectValue
         else {
             throw TokenError(.providerUnavailable, "\(what) answered HTTP \(response.status) with a body that is not a JSON object")
@@ -59,27 +60,99 @@ enum ProviderHTTP {
     }
 
     /// RFC 6749 §5.2 error responses (Google, Apple) → our codes. 5xx and 429 mean the provider is unavailable.
-    static func oauthError(_ response: HTTPResponse, from what: String) -> TokenError {
+    /// - Parameter secrets: what we sent that must never appear in a message (client secret), even
+    ///   when the provider echoes it back.
+    static func oauthError(_ response: HTTPResponse, from what: String, secrets: [String]) -> TokenError {
         if response.status >= 500 || response.status == 429 {
             return TokenError(.providerUnavailable, "\(what) answered HTTP \(response.status)")
         }
         guard let o = try? jsonObject(response, from: what), let error = o["error"]?.stringValue else {
             return TokenError(.providerUnavailable, "\(what) answered HTTP \(response.status) without an OAuth error")
         }
+        // Matched as sent; shown (only when unknown) as a word with the secrets taken out.
         let safe = String(error.prefix(64).filter { $0.isLetter || $0.isNumber || $0 == "_" })
-        let description = (o["error_description"]?.stringValue).map { ": " + sanitized($0) } ?? ""
+        let description = (o["error_description"]?.stringValue).map { ": " + sanitized($0, redacting: secrets) } ?? ""
         switch safe {
         case "invalid_grant": return TokenError(.invalidGrant, "\(what) refused the authorization code (invalid_grant\(description))")
         case "redirect_uri_mismatch": return TokenError(.redirectURIMismatch, "\(what) says the redirect URI does not match (redirect_uri_mismatch\(description))")
         case "invalid_client", "unauthorized_client":
             return TokenError(.invalidClient, "\(what) refused the client credentials (\(safe)\(description))")
-        default: return TokenError(.providerError, "\(what) answered HTTP \(response.status) with error \(safe)\(description)")
+        default:
+            let shown = shownText(error, redacting: secrets, limit: 64) { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+            return TokenError(.providerError, "\(what) answered HTTP \(response.status) with error \(shown)\(description)")
         }
     }
 
-    /// Provider text for messages: one line, printable, at most 160 characters.
-    static func sanitized(_ s: String) -> String {
-        String(s.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f }.prefix(160).map(Character.init))
+    /// Provider text for messages: one line of printable ASCII, at most `limit` characters, with
+    /// the secrets we sent taken out (``shownText(_:redacting:limit:keeping:)``).
+    static func sanitized(_ s: String, redacting secrets: [String], limit: Int = 160) -> String {
+        shownText(s, redacting: secrets, limit: limit) { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f }
+    }
+
+    /// Provider text as a message may show it, never with a secret we sent (a provider may echo our
+    /// request, or an attacker answering in its place may try to smuggle a secret into our logs):
+    /// 1. only the characters `keep` allows are kept, first, so that nothing dropped later can
+    ///    join two halves of a secret into a whole one;
+    /// 2. each secret is replaced by "[redacted]": as sent, form/URL-encoded (as in our request)
+    ///    and filtered like the text, case-insensitively;
+    /// 3. the text is cut to `limit` characters;
+    /// 4. text that still holds 16 consecutive characters of a secret (a part of one, or one
+    ///    spelled some other way) is withheld as a whole.
+    static func shownText(_ s: String, redacting secrets: [String], limit: Int, keeping keep: (Unicode.Scalar) -> Bool) -> String {
+        func filtered(_ t: String) -> String { String(String.UnicodeScalarView(t.unicodeScalars.filter(keep))) }
+        var text = filtered(s)
+        for secret in secrets where !secret.isEmpty {
+            for form in Set([secret, escape(secret), filtered(secret)]) where !form.isEmpty {
+                text = text.replacingOccurrences(of: form, with: "[redacted]", options: [.caseInsensitive, .literal])
+            }
+        }
+        text = String(text.prefix(limit))
+        let lower = Array(text.lowercased().utf8)
+        for secret in secrets {
+            for form in Set([secret, filtered(secret)]) {
+                let f = Array(form.lowercased().utf8)
+                guard f.count >= 16, lower.count >= 16 else { continue }
+                let windows = Set((0...(f.count - 16)).map { f[$0..<($0 + 16)] })
+                if (0...(lower.count - 16)).contains(where: { windows.contains(lower[$0..<($0 + 16)]) }) { return "[withheld]" }
+            }
+        }
+        return text
+    }
+}
+
+/// An RFC 6749 §5.1 / OIDC Core §3.1.3.3 token response, type-checked. A member present with the
+/// wrong type (`expires_in` as a string, `id_token` as a number) means the response is not what
+/// the protocol promises: `provider_unavailable`, never a value silently dropped. A 200 carrying an
+/// RFC 6749 §5.2 `error` is that error (some servers answer errors with 200), never a sign-in.
+struct TokenResponse {
+    var idToken: String
+    var accessToken: String?
+    var refreshToken: String?
+    var expiresIn: Int64?
+    var scope: String?
+
+    /// - Parameter noIDToken: the message when the response has no id_token.
+    init(_ response: HTTPResponse, from what: String, secrets: [String], noIDToken: String) throws {
+        let body = try ProviderHTTP.jsonObject(response, from: what)
+        if body["error"] != nil { throw ProviderHTTP.oauthError(response, from: what, secrets: secrets) }
+        func string(_ name: String) throws -> String? {
+            switch body[name] {
+            case nil, .null?: return nil
+            case .string(let s)?: return s
+            case let v?: throw TokenError(.providerUnavailable, "\(what) sent \"\(name)\" as a \(v.typeName); expected a string")
+            }
+        }
+        guard let idToken = try string("id_token") else { throw TokenError(.providerUnavailable, noIDToken) }
+        self.idToken = idToken
+        accessToken = try string("access_token")
+        refreshToken = try string("refresh_token")
+        scope = try string("scope")
+        switch body["expires_in"] {
+        case nil, .null?: expiresIn = nil
+        case .int(let i)? where i >= 0: expiresIn = i
+        case let v?:
+            throw TokenError(.providerUnavailable, "\(what) sent \"expires_in\" as \(v.typeName == "number" ? "a negative or fractional number" : "a \(v.typeName)"); expected a non-negative integer")
+        }
     }
 }
 

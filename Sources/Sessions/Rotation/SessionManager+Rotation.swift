@@ -16,7 +16,7 @@ extension SessionManager {
     public func refresh(_ refreshToken: String) async throws -> TokenPair {
         try configuration.validate()
         guard RefreshToken.looksLikeRefreshToken(refreshToken) else {
-            throw TokenError(.invalidRefreshToken, "a refresh token is 43 base64url characters; got \(refreshToken.utf8.count) characters")
+            throw TokenError(.invalidRefreshToken, "a refresh token is 43 base64url characters; got \(refreshToken.utf8.count) bytes\(RefreshToken.shapeHint(refreshToken))")
         }
         let now = configuration.now
         let hash = RefreshToken.hash(refreshToken)
@@ -126,6 +126,7 @@ extension SessionManager {
 
     /// Revokes a family by id; a no-op when it is already revoked.
     public func revokeFamily(id: String, reason: String = "logout") async throws {
+        guard Self.isStorableID(id, maxBytes: 255) else { return }  // no such family can exist
         let now = configuration.now
         try await store.transaction { tx in _ = try await tx.revokeFamily(id: id, at: now, reason: reason) }
     }

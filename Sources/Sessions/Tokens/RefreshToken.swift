@@ -15,6 +15,16 @@ enum RefreshToken {
         }
     }
 
+    /// Why a pasted value is not a refresh token, when a usual mistake explains it.
+    static func shapeHint(_ text: String) -> String {
+        if text.lowercased().hasPrefix("bearer ") { return " (remove the \"Bearer \" prefix: send the token alone)" }
+        if let f = text.unicodeScalars.first, let l = text.unicodeScalars.last,
+           [" ", "\t", "\n", "\r", "\""].contains(f) || [" ", "\t", "\n", "\r", "\""].contains(l) {
+            return " (remove the surrounding white space or quotes)"
+        }
+        return ""
+    }
+
     // The successor of a spent token is kept so that a client that lost the response to its
     // refresh can present the spent token again, within the grace interval, and get the same
     // successor back. It is sealed with AES-256-GCM under HMAC-SHA256(predecessor, label):

@@ -2,9 +2,14 @@ import JOSE
 
 extension SessionManager {
     /// Issues a token pair in a new family (one sign-in on one device) for an existing user.
-    /// - Throws: `user_not_found`, `invalid_configuration`, `store_unavailable`.
+    /// - Throws: `user_not_found`, `invalid_input` (a client id that is empty, too long or holds control
+    ///   characters), `invalid_configuration`, `store_unavailable`.
     public func issueTokens(userID: String, clientID: String? = nil) async throws -> TokenPair {
         try configuration.validate()
+        guard Self.isStorableID(userID, maxBytes: 255) else { throw TokenError(.userNotFound, "no user has that id") }
+        if let clientID, !Self.isStorableID(clientID, maxBytes: 255) {
+            throw TokenError(.invalidInput, "client id must be 1…255 bytes without control characters")
+        }
         let key = try await keyRing.activeKey()
         let signer = try keyRing.signer(for: key)
         let now = configuration.now

@@ -53,8 +53,12 @@ extension SessionManager {
 
     /// Creates a user with the given id unless it exists.
     /// - Returns: the user and whether this call created it.
+    /// - Throws: `invalid_input` for an id that is empty, longer than 255 bytes or holds control
+    ///   characters (NUL included: PostgreSQL text cannot hold it); `store_unavailable`.
     public func ensureUser(id: String) async throws -> (user: UserRecord, created: Bool) {
-        guard !id.isEmpty, id.utf8.count <= 255 else { throw TokenError(.invalidInput, "user id must be 1…255 bytes") }
+        guard Self.isStorableID(id, maxBytes: 255) else {
+            throw TokenError(.invalidInput, "user id must be 1…255 bytes without control characters")
+        }
         let now = configuration.now
         return try await store.transaction { tx in
             if let user = try await tx.user(id: id) { return (user, false) }
@@ -69,6 +73,7 @@ extension SessionManager {
     ///   (linking it again to its own user is not an error).
     public func link(_ identity: Identity, to userID: String) async throws {
         try Self.checkIdentity(identity)
+        guard Self.isStorableID(userID, maxBytes: 255) else { throw TokenError(.userNotFound, "no user has that id") }
         let record = try Self.identityRecord(identity, userID: userID, now: configuration.now)
         try await store.transaction { tx in
             guard try await tx.user(id: userID) != nil else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
@@ -81,17 +86,20 @@ extension SessionManager {
 
     /// A user's identities, oldest first.
     public func identities(of userID: String) async throws -> [IdentityRecord] {
-        try await store.transaction { tx in try await tx.identities(userID: userID) }
+        guard Self.isStorableID(userID, maxBytes: 255) else { return [] }
+        return try await store.transaction { tx in try await tx.identities(userID: userID) }
     }
 
     /// The user with `id`, if any.
     public func user(id: String) async throws -> UserRecord? {
-        try await store.transaction { tx in try await tx.user(id: id) }
+        guard Self.isStorableID(id, maxBytes: 255) else { return nil }
+        return try await store.transaction { tx in try await tx.user(id: id) }
     }
 
     /// A user's families (sessions), live or not, until purged.
     public func sessions(of userID: String) async throws -> [FamilyRecord] {
-        try await store.transaction { tx in try await tx.families(userID: userID) }
+        guard Self.isStorableID(userID, maxBytes: 255) else { return [] }
+        return try await store.transaction { tx in try await tx.families(userID: userID) }
     }
 
     /// Deletes a user with its identities and every session family, in one transaction, and
@@ -99,13 +107,25 @@ extension SessionManager {
     /// resource server checks the family (``verifyAccessToken(_:checkSession:)``).
     /// - Throws: `user_not_found`, `store_unavailable`.
     public func deleteUser(id: String) async throws {
+        guard Self.isStorableID(id, maxBytes: 255) else { throw TokenError(.userNotFound, "no user has that id") }
         let deleted = try await store.transaction { tx in try await tx.deleteUser(id: id) }
         guard deleted else { throw TokenError(.userNotFound, "no user has id \"\(id.prefix(64))\"") }
     }
 
     static func checkIdentity(_ identity: Identity) throws {
-        guard !identity.provider.isEmpty, identity.provider.utf8.count <= 64 else { throw TokenError(.invalidInput, "identity provider must be 1…64 bytes") }
-        guard !identity.subject.isEmpty, identity.subject.utf8.count <= 255 else { throw TokenError(.invalidInput, "identity subject must be 1…255 bytes") }
+        guard isStorableID(identity.provider, maxBytes: 64) else {
+            throw TokenError(.invalidInput, "identity provider must be 1…64 bytes without control characters")
+        }
+        guard isStorableID(identity.subject, maxBytes: 255) else {
+            throw TokenError(.invalidInput, "identity subject must be 1…255 bytes without control characters")
+        }
+    }
+
+    /// What a user id, identity provider or subject may be: 1…`maxBytes` bytes, no control
+    /// characters. Creating one that is not is `invalid_input`; looking one up finds nothing
+    /// without asking the store, so both stores answer alike (PostgreSQL would fail on a NUL).
+    static func isStorableID(_ s: String, maxBytes: Int) -> Bool {
+        !s.isEmpty && s.utf8.count <= maxBytes && !s.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     static func identityRecord(_ identity: Identity, userID: String, now: Int64) throws -> IdentityRecord {
