@@ -60,7 +60,7 @@ import Testing
 
             // A retry within the grace interval gets the same successor…
             let retry = try await Self.tokentool(["token", "refresh"] + s + ["--json", rt1])
-            #expect(retry.status == 0)
+            #expect(retry.status == 0, "\(retry.stderr)")
             #expect(try retry.json["refresh_token"]?.stringValue == rt2)
             // …but a reuse outside it (no grace) is caught and the family revoked.
             let reuse = try await Self.tokentool(["token", "refresh"] + s + ["--grace", "0", "--json", rt1])
@@ -87,7 +87,7 @@ import Testing
             let rt3 = try #require(try second.json["refresh_token"]?.stringValue)
             #expect(try await Self.tokentool(["token", "revoke"] + s + [rt3]).status == 0)
             let logout = try await Self.tokentool(["token", "refresh"] + s + ["--json", rt3])
-            #expect(logout.status == 1 && logout.errorCode == "refresh_token_revoked")
+            #expect(logout.status == 1 && logout.errorCode == "refresh_token_revoked", "\(logout.stdout) \(logout.stderr)")
             let purge = try await Self.tokentool(["token", "purge"] + s + ["--json"])
             let purged = try purge.json["families"]
             #expect(purge.status == 0 && purged == 2)

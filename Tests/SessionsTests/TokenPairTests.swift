@@ -66,6 +66,19 @@ import Testing
         }
     }
 
+    /// A refresh token that began with "-" would read as an option on a command line
+    /// (`tokentool token refresh -x…` fails as a usage error); one random token in 64 would.
+    @Test func refreshTokensNeverStartWithADash() throws {
+        var firsts = Set<Character>()
+        for _ in 0..<10_000 {
+            let token = try RefreshToken.generate()
+            #expect(RefreshToken.looksLikeRefreshToken(token))
+            firsts.insert(token.first!)
+        }
+        #expect(!firsts.contains("-"))
+        #expect(firsts.count == 63, "every other base64url character still starts some token")
+    }
+
     @Test func sha256MatchesAnIndependentDigest() {
         // FIPS 180-2 test vector "abc": ba7816bf…15ad, base64url of those bytes.
         #expect(RefreshToken.hash("abc") == "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0")

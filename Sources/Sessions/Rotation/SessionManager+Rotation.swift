@@ -104,7 +104,8 @@ extension SessionManager {
     /// Logout: revokes the family of a refresh token (current or spent) or of an access token's `sid`.
     /// Revoking an already revoked family succeeds.
     /// - Throws: `invalid_refresh_token` for an unknown refresh token; access-token verification
-    ///   codes for a bad access token; `store_unavailable`.
+    ///   codes for a bad access token; `session_revoked` for an access token whose `sid` names
+    ///   another user's session; `store_unavailable`.
     /// - Returns: the family id.
     @discardableResult
     public func revoke(_ token: String, reason: String = "logout") async throws -> String {
@@ -118,6 +119,13 @@ extension SessionManager {
         } else {
             let claims = try await verifyAccessToken(token, checkSession: false)
             guard let sid = claims.sessionID else { throw TokenError(.missingClaim, "access token has no sid", claim: "sid") }
+            // Defence in depth: we sign sid and sub together, but a token naming another user's
+            // session must not end it (a dead or purged session of its own still logs out).
+            if Self.isStorableID(sid, maxBytes: 255),
+               let family = try await store.transaction({ tx in try await tx.family(id: sid, forUpdate: false) }),
+               family.userID != claims.subject {
+                throw TokenError(.sessionRevoked, "the session this access token names belongs to another user")
+            }
             familyID = sid
         }
         try await revokeFamily(id: familyID, reason: reason)
