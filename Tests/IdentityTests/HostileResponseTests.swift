@@ -185,7 +185,9 @@ import Testing
         let started = ContinuousClock.now
         #expect(try await Self.code(endpoint, deep) == "provider_unavailable")
         #expect(try await Self.code(endpoint, #"{"\#(member)":\#(deep)}"#) == "provider_unavailable")
-        #expect(ContinuousClock.now - started < .seconds(10))   // milliseconds alone; generous for a loaded test run
+        // Only a guard against a hang (milliseconds alone): timings are measured in benchmarks,
+        // not asserted in tests, and a loaded CI machine once took 15 s for this test's turn.
+        #expect(ContinuousClock.now - started < .seconds(120))
     }
 
     // MARK: members
@@ -303,7 +305,7 @@ import Testing
                 let jwks = try RemoteJWKS(url: standIn.googleJWKSURL, transport: transport, policy: policy)
                 let started = ContinuousClock.now
                 #expect(await errorCode { _ = try await jwks.keys() } == "provider_unavailable")
-                #expect(ContinuousClock.now - started < .seconds(10))   // well under a second alone; generous for a loaded run
+                #expect(ContinuousClock.now - started < .seconds(120))   // a hang guard only (well under a second alone)
             }
         }
         // And from a transport that ignores the byte limit: RemoteJWKS checks it itself.

@@ -152,7 +152,7 @@ import Testing
             let jwks = try RemoteJWKS(url: standIn.googleJWKSURL, transport: transport, policy: RemoteJWKS.Policy(timeout: 0.5))
             let started = Date()
             #expect(await errorCode { _ = try await jwks.keys() } == "provider_unavailable")
-            #expect(Date().timeIntervalSince(started) < 5)
+            #expect(Date().timeIntervalSince(started) < 30)   // the 0.5 s timeout fired (the stand-in stalls forever); room for a loaded machine
         }
     }
 
