@@ -134,7 +134,6 @@ public struct AppleProvider: Sendable {
         var fields = [("client_id", id), ("client_secret", secret), ("code", code), ("grant_type", "authorization_code")]
         if let redirectURI { fields.append(("redirect_uri", redirectURI)) }
         let response = try await ProviderHTTP.postForm(transport, url: configuration.tokenURL, fields: fields, timeout: configuration.timeout)
-        guard response.status == 200 else { throw ProviderHTTP.oauthError(response, from: "Apple token endpoint", secrets: Self.secretParts(secret)) }
         let body = try TokenResponse(response, from: "Apple token endpoint", secrets: Self.secretParts(secret),
                                      noIDToken: "Apple token endpoint returned no id_token")
         let identity = try await verify(idToken: body.idToken, nonce: nonce)

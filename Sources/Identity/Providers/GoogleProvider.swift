@@ -83,7 +83,6 @@ public struct GoogleProvider: Sendable {
         var fields = [("code", code), ("client_id", clientID), ("client_secret", secret), ("grant_type", "authorization_code")]
         if let redirectURI { fields.append(("redirect_uri", redirectURI)) }
         let response = try await ProviderHTTP.postForm(transport, url: configuration.tokenURL, fields: fields, timeout: configuration.timeout)
-        guard response.status == 200 else { throw ProviderHTTP.oauthError(response, from: "Google token endpoint", secrets: [secret]) }
         let body = try TokenResponse(response, from: "Google token endpoint", secrets: [secret],
                                      noIDToken: "Google token endpoint returned no id_token (was the openid scope granted?)")
         let identity = try await verify(idToken: body.idToken)

@@ -132,7 +132,9 @@ struct TokenResponse {
     var scope: String?
 
     /// - Parameter noIDToken: the message when the response has no id_token.
+    /// Any status but 200, and a 200 with an `error` member, is ``ProviderHTTP/oauthError(_:from:secrets:)``.
     init(_ response: HTTPResponse, from what: String, secrets: [String], noIDToken: String) throws {
+        guard response.status == 200 else { throw ProviderHTTP.oauthError(response, from: what, secrets: secrets) }
         let body = try ProviderHTTP.jsonObject(response, from: what)
         if body["error"] != nil { throw ProviderHTTP.oauthError(response, from: what, secrets: secrets) }
         func string(_ name: String) throws -> String? {

@@ -109,34 +109,38 @@ extension SessionManager {
     /// - Returns: the family id.
     @discardableResult
     public func revoke(_ token: String, reason: String = "logout") async throws -> String {
-        let familyID: String
         if RefreshToken.looksLikeRefreshToken(token) {
             let hash = RefreshToken.hash(token)
             guard let record = try await store.transaction({ tx in try await tx.refreshToken(hash: hash) }) else {
                 throw TokenError(.invalidRefreshToken, "refresh token is not known to this store")
             }
-            familyID = record.familyID
-        } else {
-            let claims = try await verifyAccessToken(token, checkSession: false)
-            guard let sid = claims.sessionID else { throw TokenError(.missingClaim, "access token has no sid", claim: "sid") }
-            // Defence in depth: we sign sid and sub together, but a token naming another user's
-            // session must not end it (a dead or purged session of its own still logs out).
-            if Self.isStorableID(sid, maxBytes: 255),
-               let family = try await store.transaction({ tx in try await tx.family(id: sid, forUpdate: false) }),
-               family.userID != claims.subject {
-                throw TokenError(.sessionRevoked, "the session this access token names belongs to another user")
-            }
-            familyID = sid
+            try await revokeFamily(id: record.familyID, ownedBy: nil, reason: reason)
+            return record.familyID
         }
-        try await revokeFamily(id: familyID, reason: reason)
-        return familyID
+        let claims = try await verifyAccessToken(token, checkSession: false)
+        guard let sid = claims.sessionID else { throw TokenError(.missingClaim, "access token has no sid", claim: "sid") }
+        // Defence in depth: we sign sid and sub together, but a token naming another user's
+        // session must not end it (a dead or purged session of its own still logs out).
+        try await revokeFamily(id: sid, ownedBy: claims.subject, reason: reason)
+        return sid
     }
 
     /// Revokes a family by id; a no-op when it is already revoked.
     public func revokeFamily(id: String, reason: String = "logout") async throws {
+        try await revokeFamily(id: id, ownedBy: nil, reason: reason)
+    }
+
+    /// The revocation, in one transaction with the owner check when `ownedBy` is given
+    /// (`session_revoked` when the family belongs to another user).
+    private func revokeFamily(id: String, ownedBy userID: String?, reason: String) async throws {
         guard Self.isStorableID(id, maxBytes: 255) else { return }  // no such family can exist
         let now = configuration.now
-        try await store.transaction { tx in _ = try await tx.revokeFamily(id: id, at: now, reason: reason) }
+        try await store.transaction { tx in
+            if let userID, let family = try await tx.family(id: id, forUpdate: true), family.userID != userID {
+                throw TokenError(.sessionRevoked, "the session this access token names belongs to another user")
+            }
+            _ = try await tx.revokeFamily(id: id, at: now, reason: reason)
+        }
     }
 
     /// Removes families that are revoked or past a lifetime (with their refresh tokens) and
