@@ -1,6 +1,17 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
 @_spi(Benchmark) import JOSE
+import Synchronization
 
 /// `tokentool bench`: how fast sign, verify and decode are, beside the bare OpenSSL primitive
 /// on the same bytes (`raw-verify`, `raw-sign`), so the cost of everything around the
@@ -141,14 +152,30 @@ struct Bench: ParsableCommand {
         for r in rows {
             var overhead = ""
             if !r.op.hasPrefix("raw-"), let raw = rows.first(where: { $0.op == "raw-" + r.op }) {
-                overhead = String(format: "%+.2f µs (×%.2f)", r.microseconds - raw.microseconds, r.microseconds / raw.microseconds)
+                overhead = "\(fixed(r.microseconds - raw.microseconds, 2, sign: true)) µs (×\(fixed(r.microseconds / raw.microseconds, 2)))"
             } else if r.op == "decode" {
-                overhead = String(format: "+%.2f µs (no primitive)", r.microseconds)
+                overhead = "+\(fixed(r.microseconds, 2)) µs (no primitive)"
             }
             print(pad(r.alg, 6, left: true) + " " + pad(r.op, 10, left: true)
-                + pad(String(format: "%.0f", r.opsPerSecond), 13) + pad(String(format: "%.2f", r.microseconds), 10) + "   " + overhead)
+                + pad(fixed(r.opsPerSecond, 0), 13) + pad(fixed(r.microseconds, 2), 10) + "   " + overhead)
         }
     }
+}
+
+/// `x` with `digits` decimals, as `%.<digits>f` printed it before the bench dropped Foundation,
+/// except that ties round away from zero and no "-0.00" is shown.
+func fixed(_ x: Double, _ digits: Int, sign: Bool = false) -> String {
+    guard x.isFinite else { return "\(x)" }
+    var scale: Int64 = 1
+    for _ in 0..<digits { scale *= 10 }
+    let scaled = Int64((abs(x) * Double(scale)).rounded())
+    var text = String(scaled / scale)
+    if digits > 0 {
+        let fraction = String(scaled % scale)
+        text += "." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
+    if x < 0 && scaled != 0 { return "-" + text }
+    return sign ? "+" + text : text
 }
 
 private struct BenchRow {
@@ -203,8 +230,7 @@ private final class KeySource {
 /// Runs one operation on N threads at once: warm-up (sizing batches so the clock is read
 /// about once a millisecond), then timed batches until `seconds` pass; or exactly `iterations`.
 private enum BenchRunner {
-    final class Results: @unchecked Sendable {
-        let lock = NSLock()
+    struct Results {
         var counts: [Int] = []
         var elapsed: [Double] = []
         var failure: String?
@@ -218,18 +244,19 @@ private enum BenchRunner {
 
     static func run(threads: Int, seconds: Double, warmup: Double, iterations: Int?,
                     factory: @escaping @Sendable () throws -> () -> Bool) throws -> (Int, Double) {
-        let results = Results()
+        let results = Mutex(Results())
         let ready = DispatchGroup()
         let done = DispatchGroup()
         let start = DispatchSemaphore(value: 0)
-        for _ in 0..<threads {
+        for index in 0..<threads {
             ready.enter()
             done.enter()
-            let thread = Thread {
+            // A serial queue of its own per runner: libdispatch gives each one its own thread.
+            DispatchQueue(label: "tokentool.bench.\(index)").async {
                 defer { done.leave() }
                 let op: () -> Bool
                 do { op = try factory() } catch {
-                    results.lock.withLock { results.failure = "\(error)" }
+                    results.withLock { $0.failure = "\(error)" }
                     ready.leave()
                     return
                 }
@@ -264,20 +291,19 @@ private enum BenchRunner {
                         el = now() - t0
                     } while el < seconds && !failed
                 }
-                results.lock.withLock {
-                    if failed { results.failure = "the operation failed" }
-                    results.counts.append(count)
-                    results.elapsed.append(el)
+                results.withLock {
+                    if failed { $0.failure = "the operation failed" }
+                    $0.counts.append(count)
+                    $0.elapsed.append(el)
                 }
             }
-            thread.stackSize = 1 << 20
-            thread.start()
         }
         ready.wait()
         for _ in 0..<threads { start.signal() }
         done.wait()
-        if let failure = results.failure { throw TokenError(.internalError, "benchmark operation failed: \(failure)") }
-        return (results.counts.reduce(0, +), results.elapsed.max() ?? 0)
+        let outcome = results.withLock { $0 }
+        if let failure = outcome.failure { throw TokenError(.internalError, "benchmark operation failed: \(failure)") }
+        return (outcome.counts.reduce(0, +), outcome.elapsed.max() ?? 0)
     }
 }
 

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+#else
 import Foundation
+#endif
 import JOSE
 
 /// `tokentool jwks`: a JWK Set of the public halves of several keys, ready to publish.

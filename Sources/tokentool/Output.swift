@@ -1,10 +1,48 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
 import JOSE
 
-/// Writes one line to standard error (Swift 6 rejects the `stderr` global).
+/// Writes one line to standard error, unbuffered (Swift 6 rejects the `stderr` global).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    writeAll(2, Array((message + "\n").utf8))
+}
+
+/// Writes every byte to a file descriptor, retrying short writes and EINTR; false on failure.
+@discardableResult
+private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    var done = 0
+    while done < bytes.count {
+        let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return false }
+        done += n
+    }
+    return true
+}
+
+/// Reads a file descriptor to its end, or up to `limit` bytes (nil: a read failed).
+private func readAll(_ fd: Int32, limit: Int = .max) -> [UInt8]? {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 << 10)
+    while bytes.count < limit {
+        let want = min(chunk.count, limit - bytes.count)
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, want) }
+        if n < 0 && errno == EINTR { continue }
+        guard n >= 0 else { return nil }
+        if n == 0 { break }
+        bytes += chunk[..<n]
+    }
+    return bytes
 }
 
 /// Prints exactly one JSON object on standard output.
@@ -67,7 +105,7 @@ private final class BlockingOutcome<T: Sendable>: @unchecked Sendable {
 /// else is trimmed, so stray white space is still reported).
 func readTokenArgument(_ argument: String) throws -> String {
     guard argument == "-" else { return argument }
-    let data = FileHandle.standardInput.readDataToEndOfFile()
+    guard let data = readAll(0) else { throw TokenError(.invalidInput, "cannot read standard input: \(String(cString: strerror(errno)))") }
     var text = String(decoding: data, as: UTF8.self)
     if text.hasSuffix("\r\n") { text.removeLast(2) } else if text.hasSuffix("\n") { text.removeLast() }
     if text.isEmpty { throw TokenError(.malformed, "standard input held no token") }
@@ -76,30 +114,45 @@ func readTokenArgument(_ argument: String) throws -> String {
 
 /// Reads a file as bytes, or throws `invalid_input` naming it. `-` reads standard input.
 func readFileBytes(_ path: String, limit: Int = 4 << 20) throws -> [UInt8] {
-    if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-        let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
-        throw TokenError(.invalidInput, "cannot read \(path): \(reason)")
+    if path == "-" {
+        guard let bytes = readAll(0) else { throw TokenError(.invalidInput, "cannot read standard input: \(String(cString: strerror(errno)))") }
+        return bytes
     }
-    defer { try? handle.close() }
-    let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
-    guard data.count <= limit else { throw TokenError(.invalidInput, "\(path) is larger than \(limit) bytes") }
-    return Array(data)
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw TokenError(.invalidInput, "cannot read \(path): \(fileErrorReason(errno))") }
+    defer { close(fd) }
+    guard let bytes = readAll(fd, limit: limit + 1) else {
+        throw TokenError(.invalidInput, "cannot read \(path): \(fileErrorReason(errno))")
+    }
+    guard bytes.count <= limit else { throw TokenError(.invalidInput, "\(path) is larger than \(limit) bytes") }
+    return bytes
+}
+
+/// The few reasons worth their own words; strerror for the rest.
+private func fileErrorReason(_ code: Int32) -> String {
+    switch code {
+    case ENOENT: "no such file"
+    case EACCES: "permission denied"
+    case EISDIR: "is a directory"
+    default: String(cString: strerror(code)).lowercased()
+    }
 }
 
 func readFileText(_ path: String) throws -> String {
     String(decoding: try readFileBytes(path), as: UTF8.self)
 }
 
-/// Writes `text` to `path`; `private` files get mode 0600 before any byte is written.
+/// Writes `text` to `path` (replacing a file there); `private` files get mode 0600 before any
+/// byte is written, others 0644, whatever the umask.
 func writeFile(_ path: String, _ text: String, private isPrivate: Bool) throws {
-    let fm = FileManager.default
-    if fm.fileExists(atPath: path) { try? fm.removeItem(atPath: path) }
-    guard fm.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: isPrivate ? 0o600 : 0o644]),
-          let handle = FileHandle(forWritingAtPath: path)
-    else { throw TokenError(.invalidInput, "cannot write \(path)") }
-    defer { try? handle.close() }
-    handle.write(Data(text.utf8))
+    let mode: mode_t = isPrivate ? 0o600 : 0o644
+    unlink(path)
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+    guard fd >= 0 else { throw TokenError(.invalidInput, "cannot write \(path): \(fileErrorReason(errno))") }
+    defer { close(fd) }
+    guard fchmod(fd, mode) == 0, writeAll(fd, Array(text.utf8)) else {
+        throw TokenError(.invalidInput, "cannot write \(path): \(fileErrorReason(errno))")
+    }
 }
 
 // MARK: - Errors of commands that judge no token
@@ -205,14 +258,22 @@ func parseAlgorithmFlag(_ name: String) throws -> JWSAlgorithm {
 /// Parses a duration: `90` or `90s`, `30m`, `1h`, `2d`, `1w`, or a sum such as `1h30m`.
 /// - Throws: `invalid_input` naming the flag.
 func parseDuration(_ text: String, flag: String) throws -> Int64 {
-    let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
-    let bad = TokenError(.invalidInput, "\(flag) \"\(text.prefix(32))\" is not a duration; expected e.g. 90s, 30m, 1h, 2d or 1h30m")
     if let plain = Int64(text), plain >= 0 { return plain }
+    let bad = TokenError(.invalidInput, "\(flag) \"\(text.prefix(32))\" is not a duration; expected e.g. 90s, 30m, 1h, 2d or 1h30m")
     var total: Int64 = 0
     var digits = ""
     for c in text {
         if c.isASCII && c.isNumber { digits.append(c); continue }
-        guard let unit = units[c], let n = Int64(digits), digits.count <= 9 else { throw bad }
+        let unit: Int64
+        switch c {
+        case "s": unit = 1
+        case "m": unit = 60
+        case "h": unit = 3600
+        case "d": unit = 86_400
+        case "w": unit = 604_800
+        default: throw bad
+        }
+        guard let n = Int64(digits), digits.count <= 9 else { throw bad }
         total += n * unit
         digits = ""
     }

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+#else
 import Foundation
+#endif
 import JOSE
 
 @main
@@ -22,6 +26,11 @@ struct TokenTool: AsyncParsableCommand {
     /// ArgumentParser would exit 64 on usage errors, hence this override.
     static func main() async {
         do {
+            // Plain `verify` invocations skip ArgumentParser's start-up (VerifyFastPath.swift).
+            if let request = VerifyRequest(fastPath: CommandLine.arguments.dropFirst()) {
+                try request.run()
+                return
+            }
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

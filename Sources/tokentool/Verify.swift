@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+#else
 import Foundation
+#endif
 import JOSE
 #if TOKENTOOL_FULL
 import Identity
@@ -60,6 +64,36 @@ struct Verify: ParsableCommand {
     var json = false
 
     @Argument(help: ArgumentHelp("The compact JWT, or - to read it from standard input.", valueName: "jwt"))
+    var token: String
+
+    /// What was asked, as a plain value: the fast path (VerifyFastPath.swift) builds the same one.
+    var request: VerifyRequest {
+        VerifyRequest(jwks: jwks, keys: keys, secretFile: secretFile, keyID: keyID, algorithms: algorithms,
+                      issuers: issuers, audiences: audiences, leeway: leeway, now: now, required: required,
+                      type: type, jws: jws, json: json, token: token)
+    }
+
+    func run() throws {
+        try request.run()
+    }
+}
+
+/// One `tokentool verify` invocation, parsed: by ArgumentParser (`Verify.request`) or, for the
+/// plain invocations scripts run once per token, by `VerifyRequest(fastPath:)`.
+struct VerifyRequest: Equatable {
+    var jwks: [String] = []
+    var keys: [String] = []
+    var secretFile: String?
+    var keyID: String?
+    var algorithms: [String] = []
+    var issuers: [String] = []
+    var audiences: [String] = []
+    var leeway = "0"
+    var now: Int64?
+    var required: [String] = []
+    var type: String?
+    var jws = false
+    var json = false
     var token: String
 
     func run() throws {

@@ -1,5 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+#else
 import Foundation
+#endif
 internal import COpenSSL
+import Synchronization
 
 /// Constant-time comparison for MACs, hashes and other secrets (OpenSSL `CRYPTO_memcmp`).
 public enum ConstantTime {
@@ -25,13 +30,12 @@ public enum ConstantTime {
 /// made while it is bound to the current task, so a test can prove that a code path (the HMAC
 /// verification) compares with `CRYPTO_memcmp` rather than with `==` or `memcmp`.
 /// A task-local keeps tests running in parallel from counting each other's calls.
-final class ComparisonProbe: @unchecked Sendable {
+final class ComparisonProbe: Sendable {
     @TaskLocal static var current: ComparisonProbe?
-    private let lock = NSLock()
-    private var calls = 0
+    private let calls = Mutex(0)
 
-    func record() { lock.withLock { calls += 1 } }
-    var count: Int { lock.withLock { calls } }
+    func record() { calls.withLock { $0 += 1 } }
+    var count: Int { calls.withLock { $0 } }
 }
 #endif
 

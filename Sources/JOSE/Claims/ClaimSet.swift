@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+#else
 import Foundation
+#endif
 
 /// The claims of a JWT as an ordered JSON object, with typed access to the registered claims
 /// (RFC 7519 §4.1). Build one to sign; get one back from ``JWTVerifier/verify(_:)``.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+#else
 import Foundation
+#endif
 internal import COpenSSL
 
 extension JWK {

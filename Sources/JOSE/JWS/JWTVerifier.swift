@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+#else
 import Foundation
+#endif
 
 /// A verified token: its header, its claims, and the key that verified it.
 public struct VerifiedToken<Claims: Sendable>: Sendable {

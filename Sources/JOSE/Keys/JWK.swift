@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+#else
 import Foundation
+#endif
 
 /// A key TokenTool can sign or verify with: RSA, EC (P-256/384/521), OKP (Ed25519) or a
 /// symmetric secret (`oct`), public or private, with its JWK metadata (`kid`, `use`,

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+#else
 import Foundation
+#endif
 
 /// The source of "now" for every time-dependent check: the verifier, JWKS caches, key rings
 /// and token issuers. Inject ``fixed(_:)`` in tests and for `--now`.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+#else
 import Foundation
+#endif
 internal import COpenSSL
 
 // MARK: - From an EVP_PKEY
@@ -223,10 +227,27 @@ enum PEM {
         var blocks: [Block] = []
         var label: String? = nil
         var body = ""
-        // "\r\n" is one Character in Swift, so splitting on "\n" alone would not split CRLF text.
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        // Lines end at "\n", "\r\n" or "\r"; spaces and tabs around a line are dropped (RFC 7468 §3).
+        // Split and trimmed on bytes: Foundation's `trimmingCharacters` cost ~1M instructions per
+        // key file at start-up (NSString bridging), a fifth of `tokentool verify --key`.
+        let bytes = Array(text.utf8)
+        var lines: [ArraySlice<UInt8>] = []
+        var start = 0
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == 0x0A || bytes[i] == 0x0D {
+                lines.append(bytes[start..<i])
+                if bytes[i] == 0x0D, i + 1 < bytes.count, bytes[i + 1] == 0x0A { i += 1 }
+                start = i + 1
+            }
+            i += 1
+        }
+        lines.append(bytes[start..<bytes.count])
         for (number, rawLine) in lines.enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            var trimmed = rawLine
+            while let b = trimmed.first, b == 0x20 || b == 0x09 { trimmed.removeFirst() }
+            while let b = trimmed.last, b == 0x20 || b == 0x09 { trimmed.removeLast() }
+            let line = String(decoding: trimmed, as: UTF8.self)
             if let current = label {
                 if line == "-----END \(current)-----" {
                     guard let der = Data(base64Encoded: body) else {
