@@ -24,7 +24,8 @@ struct Bench: ParsableCommand {
             One row per algorithm and operation. verify = full JWTVerifier.verify (split, base64url, \
             header and claims JSON, signature, exp); sign = JWTSigner.sign of a prepared ClaimSet; \
             decode = UnverifiedToken. raw-verify / raw-sign = the bare OpenSSL primitive over the same \
-            signing input, everything preparable prepared once. Claims: the workload of \
+            signing input, everything preparable prepared once; raw-decode = jansson alone parsing and \
+            freeing the same header and claims, the floor under decode and verify. Claims: the workload of \
             TestVectors/bench/workload.json (built in). Keys are generated (RSA-2048, P-256, P-384, P-521, \
             Ed25519, HMAC secrets of 32/48/64 bytes for HS256/384/512) unless --keys names a directory \
             with rsa.pem, p256.pem, p384.pem, p521.pem, ed25519.pem and hmac.key (raw secret bytes).
@@ -33,7 +34,7 @@ struct Bench: ParsableCommand {
     @Option(name: .customLong("alg"), help: "Algorithm (repeatable; default: all).")
     var algs: [String] = []
 
-    @Option(name: .customLong("op"), help: "sign, verify or decode (repeatable; default: all). raw-verify / raw-sign run the primitive alone.")
+    @Option(name: .customLong("op"), help: "sign, verify or decode (repeatable; default: all). raw-verify / raw-sign / raw-decode run the primitive alone.")
     var ops: [String] = []
 
     @Option(help: "Timed seconds per row.")
@@ -57,23 +58,23 @@ struct Bench: ParsableCommand {
     @Flag(help: "One JSON object per line.")
     var json = false
 
-    @Flag(help: "Leave out the raw-verify / raw-sign rows that --op verify / sign bring (for instruction counts of one op).")
+    @Flag(help: "Leave out the raw-verify / raw-sign / raw-decode rows that --op verify / sign / decode bring (for instruction counts of one op).")
     var noRaw = false
 
-    static let allOps = ["verify", "raw-verify", "sign", "raw-sign", "decode"]
+    static let allOps = ["verify", "raw-verify", "sign", "raw-sign", "decode", "raw-decode"]
 
     func validate() throws {
         guard seconds > 0, warmup >= 0 else { throw ValidationError("--seconds must be > 0 and --warmup >= 0") }
         guard threads >= 1, threads <= 256 else { throw ValidationError("--threads must be 1 to 256") }
         if let iterations, iterations < 1 { throw ValidationError("--iterations must be at least 1") }
         for op in ops where !Self.allOps.contains(op) {
-            throw ValidationError("unknown --op \(op); expected sign, verify, decode, raw-sign or raw-verify")
+            throw ValidationError("unknown --op \(op); expected sign, verify, decode, raw-sign, raw-verify or raw-decode")
         }
     }
 
     func run() throws {
         let algorithms = try algs.isEmpty ? JWSAlgorithm.allCases : algs.map(JWSAlgorithm.parse)
-        // verify and sign bring their raw rows; raw-* alone runs only the primitive.
+        // verify, sign and decode bring their raw rows; raw-* alone runs only the primitive.
         var selected: [String] = []
         for op in Self.allOps {
             let base = op.hasPrefix("raw-") ? String(op.dropFirst(4)) : op
@@ -106,6 +107,9 @@ struct Bench: ParsableCommand {
             let parts = token.split(separator: ".", omittingEmptySubsequences: false)
             let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
             let signature = try Base64URL.decode(String(parts[2]), what: "signature")
+            let documents = RawJSONParse(header: try Base64URL.decode(String(parts[0]), what: "header"),
+                                         claims: try Base64URL.decode(String(parts[1]), what: "payload"))
+            guard documents.parse() else { throw TokenError(.internalError, "raw \(alg.rawValue) JSON parse failed its self-check") }
             let probe = try RawPrimitive(key: key, algorithm: alg, signingInput: signingInput, signature: signature)
             guard probe.verify(), probe.sign() else { throw TokenError(.internalError, "raw \(alg.rawValue) primitive failed its self-check") }
 
@@ -115,6 +119,7 @@ struct Bench: ParsableCommand {
                 case "verify": factory = { { (try? verifier.verify(token)) != nil } }
                 case "sign": factory = { { (try? signer.sign(claims)) != nil } }
                 case "decode": factory = { { (try? UnverifiedToken(token)) != nil } }
+                case "raw-decode": factory = { { documents.parse() } }
                 case "raw-verify":
                     factory = {
                         let raw = try RawPrimitive(key: key, algorithm: alg, signingInput: signingInput, signature: signature)
@@ -154,7 +159,7 @@ struct Bench: ParsableCommand {
             if !r.op.hasPrefix("raw-"), let raw = rows.first(where: { $0.op == "raw-" + r.op }) {
                 overhead = "\(fixed(r.microseconds - raw.microseconds, 2, sign: true)) µs (×\(fixed(r.microseconds / raw.microseconds, 2)))"
             } else if r.op == "decode" {
-                overhead = "+\(fixed(r.microseconds, 2)) µs (no primitive)"
+                overhead = "+\(fixed(r.microseconds, 2)) µs (no raw-decode row)"
             }
             print(pad(r.alg, 6, left: true) + " " + pad(r.op, 10, left: true)
                 + pad(fixed(r.opsPerSecond, 0), 13) + pad(fixed(r.microseconds, 2), 10) + "   " + overhead)
