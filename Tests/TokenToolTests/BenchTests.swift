@@ -50,6 +50,15 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("HS256  raw-decode") })
     }
 
+    @Test func runnersStartTogetherUpToTheThreadLimit() throws {
+        let r = try CLI.tokentool(["bench", "--alg", "HS256", "--op", "decode", "--no-raw", "--threads", "64", "--iterations", "2", "--json"])
+        #expect(r.status == 0, "\(r)")
+        #expect(try rows(r).first?["iterations"] as? Int == 128)
+        let over = try CLI.tokentool(["bench", "--threads", "65"])
+        #expect(over.status == 2)
+        #expect(over.stderr.contains("--threads must be 1 to 64"), "\(over)")
+    }
+
     @Test func unknownOperationIsAUsageError() throws {
         let r = try CLI.tokentool(["bench", "--op", "raw-json"])
         #expect(r.status == 2)
