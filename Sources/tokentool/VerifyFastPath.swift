@@ -54,5 +54,7 @@ extension VerifyRequest {
     }
 
     /// The options ArgumentParser collects into arrays; every other option and flag may appear once.
-    private static let repeatable: Set<String> = ["--jwks", "--key", "--alg", "--iss", "--aud", "--require"]
+    static let repeatable: Set<String> = ["--jwks", "--key", "--alg", "--iss", "--aud", "--require"]
+    /// Every name the fast path reads (`VerifyFastPathTests` checks it against `Verify`'s help).
+    static let fastPathNames: Set<String> = repeatable.union(["--secret-file", "--kid", "--typ", "--leeway", "--now", "--jws", "--json"])
 }

@@ -56,6 +56,17 @@ import Testing
         #expect(VerifyRequest(fastPath: words) == nil)
     }
 
+    /// A new option of `Verify` would only fall back to ArgumentParser, but a renamed one would
+    /// leave the fast path reading a name ArgumentParser refuses: both must know the same names.
+    @Test func knowsExactlyTheOptionsOfVerify() {
+        let help = Verify.helpMessage(columns: 1000)
+        let usage = help.split(separator: "\n").filter { $0.hasPrefix("  -") }
+        let declared = Set(usage.compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("--") }.map { String($0.split(separator: ",")[0]) }
+        })
+        #expect(declared.subtracting(["--help"]) == VerifyRequest.fastPathNames)
+    }
+
     /// The same invocations through both paths: `--key FILE` takes the fast path, `--key=FILE`
     /// (which it refuses) ArgumentParser's. Status, stdout and stderr must be identical.
     @Test func bothPathsAnswerAlike() throws {
