@@ -112,4 +112,20 @@ import Testing
         let text = try TestVectors.text("pem/ecp256.spki.pem").replacingOccurrences(of: "\n", with: "\r\n")
         #expect(try JWK(pem: text).thumbprint() == Self.expected["ecp256"]["thumbprint"].string)
     }
+
+    /// Line endings of every kind, and spaces and tabs around lines (RFC 7468 §3 WSP), are read
+    /// the same; other white space (NBSP, U+3000) is not base64 and is refused.
+    @Test func lineEndingsAndWhiteSpace() throws {
+        let pem = try TestVectors.text("pem/ecp256.spki.pem")
+        let lines = pem.split(separator: "\n").map(String.init)
+        let thumbprint = Self.expected["ecp256"]["thumbprint"].string
+        for variant in [lines.joined(separator: "\r"), lines.joined(separator: "\r\n") + "\r\n\r\n",
+                        lines.map { " \t" + $0 + "\t  " }.joined(separator: "\n"), "\n\n" + pem + "\n\n"] {
+            #expect(try JWK(pem: variant).thumbprint() == thumbprint, "\(variant.debugDescription.prefix(60))")
+        }
+        for space in ["\u{A0}", "\u{3000}"] {
+            let variant = lines.enumerated().map { $0.offset == 1 ? $0.element + space : $0.element }.joined(separator: "\n")
+            #expect(throws: TokenError(.invalidKey, "")) { try JWK(pem: variant) }
+        }
+    }
 }
