@@ -20,6 +20,9 @@ final class JSONDocument: @unchecked Sendable {
 
     deinit { ctk_json_decref(root) }
 
+    /// The jansson flags every header and claims set is parsed with (`RawJSONParse` uses them too).
+    static var strictFlags: Int { Int(JSON_REJECT_DUPLICATES) }
+
     private static func parse(_ buffer: UnsafeBufferPointer<UInt8>, limits: JSONLimits, allowAnyTop: Bool, what: String) throws -> UnsafeMutablePointer<json_t> {
         if buffer.count > limits.maxBytes {
             throw TokenError.malformed("\(what) is \(buffer.count) bytes; the limit is \(limits.maxBytes)")
@@ -28,7 +31,7 @@ final class JSONDocument: @unchecked Sendable {
             throw TokenError.malformed("\(what) nests deeper than \(limits.maxDepth) levels (at least \(depth))")
         }
         var error = json_error_t()
-        var flags = Int(JSON_REJECT_DUPLICATES)
+        var flags = strictFlags
         if allowAnyTop { flags |= Int(JSON_DECODE_ANY) }
         let parsed = buffer.withMemoryRebound(to: CChar.self) { json_loadb($0.baseAddress, $0.count, flags, &error) }
         guard let root = parsed else {

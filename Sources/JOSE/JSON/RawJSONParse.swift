@@ -19,7 +19,7 @@ public struct RawJSONParse: Sendable {
         for document in documents {
             var error = json_error_t()
             let root = document.withUnsafeBytes { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { json_loadb($0.baseAddress, $0.count, Int(JSON_REJECT_DUPLICATES), &error) }
+                buffer.withMemoryRebound(to: CChar.self) { json_loadb($0.baseAddress, $0.count, JSONDocument.strictFlags, &error) }
             }
             guard let root else { return false }
             ctk_json_decref(root)
