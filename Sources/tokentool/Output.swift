@@ -146,7 +146,9 @@ func readFileText(_ path: String) throws -> String {
 /// byte is written, others 0644, whatever the umask.
 func writeFile(_ path: String, _ text: String, private isPrivate: Bool) throws {
     let mode: mode_t = isPrivate ? 0o600 : 0o644
-    unlink(path)
+    if unlink(path) != 0 && (errno == EISDIR || errno == EPERM) {
+        throw TokenError(.invalidInput, "cannot write \(path): \(fileErrorReason(EISDIR))")
+    }
     let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
     guard fd >= 0 else { throw TokenError(.invalidInput, "cannot write \(path): \(fileErrorReason(errno))") }
     defer { close(fd) }

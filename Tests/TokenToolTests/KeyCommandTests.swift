@@ -71,6 +71,15 @@ import Testing
         #expect(again.status == 2)
         #expect(try s.read("key.jwk") == "keep me")
         #expect(try s.tokentool("keygen", "--type", "ec", "--out", "key.jwk", "--force").status == 0)
+        // --force replaces a file, never a directory; reading one says what it is.
+        try FileManager.default.createDirectory(atPath: s.path("keys"), withIntermediateDirectories: false)
+        let onDirectory = try s.tokentool("keygen", "--type", "ec", "--out", "keys", "--force")
+        #expect(onDirectory.status == 2)
+        #expect(onDirectory.stderr == "error: invalid_input: cannot write keys: is a directory\n", "\(onDirectory)")
+        #expect(FileManager.default.fileExists(atPath: s.path("keys")))
+        let reading = try s.tokentool("verify", "--key", "keys", RFC7515A1.token)
+        #expect(reading.status == 2)
+        #expect(reading.stderr == "error: invalid_input: cannot read keys: is a directory\n", "\(reading)")
     }
 
     @Test(arguments: [
