@@ -45,7 +45,7 @@ public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
             "invalid_key", "invalid_input", "internal_error",
             // Identity and Sessions configuration/infrastructure codes:
             "provider_unavailable", "store_unavailable", "store_too_new", "invalid_configuration",
-            "invalid_client", "redirect_uri_mismatch",
+            "invalid_client", "redirect_uri_mismatch", "function_failed",
         ]
 
         /// `true` when the error rejects a token, code or credential (CLI exit 1);
