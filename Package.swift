@@ -36,6 +36,7 @@ if coreOnly {
         .library(name: "Sessions", targets: ["Sessions"]),
         .library(name: "SessionStoreSQLite", targets: ["SessionStoreSQLite"]),
         .library(name: "SessionStorePostgres", targets: ["SessionStorePostgres"]),
+        .library(name: "AuthMiddleware", targets: ["AuthMiddleware"]),
     ]
     dependencies += [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -43,6 +44,7 @@ if coreOnly {
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ]
     targets += [
         .target(
@@ -65,6 +67,15 @@ if coreOnly {
         .target(
             name: "SessionStorePostgres",
             dependencies: ["Sessions", .product(name: "PostgresNIO", package: "postgres-nio")],
+            swiftSettings: strict),
+        // For resource servers: verifies our access tokens in a Hummingbird app (RFC 9068, RFC 6750).
+        .target(
+            name: "AuthMiddleware",
+            dependencies: [
+                "JOSE", "Identity", "Sessions",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         .executableTarget(
             name: "tokentool",
@@ -91,6 +102,17 @@ if coreOnly {
             path: "Tests/ProviderStandInTool",
             swiftSettings: strict),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "ProviderStandIn", "JOSE"], swiftSettings: strict),
+        .testTarget(
+            name: "AuthMiddlewareTests",
+            dependencies: [
+                "AuthMiddleware", "Identity", "Sessions", "SessionStoreSQLite", "JOSE",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "SessionsTests",
             dependencies: ["Sessions", "SessionStoreSQLite", "SessionStorePostgres"],

@@ -20,11 +20,15 @@ extension TokenError.Code {
     public static let storeUnavailable = TokenError.Code("store_unavailable", .infrastructure)
     /// The store's schema is newer than this code knows; refuse rather than guess.
     public static let storeTooNew = TokenError.Code("store_too_new", .configuration)
+    /// A public client named a live token issued to another client (RFC 7009 §2.2.1
+    /// `unauthorized_client`): the token stays live.
+    public static let unauthorizedClient = TokenError.Code("unauthorized_client", .rejected)
 
     /// Every code the Sessions module and its stores mint (their configuration errors are
     /// Identity's `invalid_configuration`).
     public static let sessionsCodes: [TokenError.Code] = [
         .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken,
         .sessionRevoked, .identityInUse, .userNotFound, .storeUnavailable, .storeTooNew,
+        .unauthorizedClient,
     ]
 }
