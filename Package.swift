@@ -64,7 +64,7 @@ if coreOnly {
             swiftSettings: strict),
         .target(
             name: "SessionStorePostgres",
-            dependencies: ["Sessions", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["Sessions", "Identity", .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: strict),
         .executableTarget(
             name: "tokentool",
