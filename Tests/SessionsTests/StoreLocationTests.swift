@@ -31,6 +31,14 @@ import Testing
             #expect(issue.status == 0, "\(issue.stderr)")
             let sessions = Conformance.manager(t.store, TestClock())
             #expect(try await sessions.user(id: "alice") != nil)
+            // The refresh token from a file (@FILE), off the command line.
+            let rt = try #require(try issue.json["refresh_token"]?.stringValue)
+            let rtFile = file + ".rt"
+            _ = FileManager.default.createFile(atPath: rtFile, contents: Data((rt + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            defer { try? FileManager.default.removeItem(atPath: rtFile) }
+            let refresh = try await CLITests.tokentool(["token", "refresh", "--store-file", file, "--json", "@" + rtFile])
+            #expect(refresh.status == 0, "\(refresh.stderr)")
+            #expect(try refresh.json["refresh_token"]?.stringValue != rt)
         }
     }
 }
