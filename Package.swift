@@ -66,7 +66,7 @@ if coreOnly {
             swiftSettings: strict),
         .target(
             name: "SessionStorePostgres",
-            dependencies: ["Sessions", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["Sessions", "Identity", .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: strict),
         // For resource servers: verifies our access tokens in a Hummingbird app (RFC 9068, RFC 6750).
         .target(

@@ -31,6 +31,7 @@ import Testing
         }
         var env = ProcessInfo.processInfo.environment
         env["TOKENTOOL_STORE"] = nil
+        env["TOKENTOOL_STORE_FILE"] = nil
         env["TOKENTOOL_MASTER_KEY_FILE"] = nil
         let r = try await runProcess(binary, args, environment: env, stdin: stdin)
         return Run(status: r.status, stdout: r.stdout, stderr: r.stderr)

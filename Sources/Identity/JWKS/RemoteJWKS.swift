@@ -119,8 +119,9 @@ public actor RemoteJWKS {
         var headers: [(name: String, value: String)] = [("Accept", "application/json")]
         if let etag = entry?.etag { headers.append(("If-None-Match", etag)) }
         do {
-            let response = try await transport.send(HTTPRequest(url: url, headers: headers, timeout: policy.timeout,
-                                                               maxResponseBytes: policy.limits.maxBytes))
+            var request = HTTPRequest(url: url, headers: headers, timeout: policy.timeout, maxResponseBytes: policy.limits.maxBytes)
+            request.followsCrossOriginRedirects = false  // keys come from the configured origin only
+            let response = try await transport.send(request)
             let now = clock.now()
             let age = freshness(response)
             if response.status == 304, var entry {

@@ -19,8 +19,10 @@ extension SessionManager {
                                   expiresAt: now + configuration.refreshAbsoluteLifetime,
                                   idleExpiresAt: now + min(configuration.refreshIdleLifetime, configuration.refreshAbsoluteLifetime),
                                   lastUsedAt: now)
+        let keyRing = self.keyRing
         try await store.transaction { tx in
             guard try await tx.user(id: userID) != nil else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
+            try await keyRing.recordUse(of: key, in: tx)
             try await tx.insertFamily(family)
             try await tx.insertRefreshToken(RefreshTokenRecord(hash: RefreshToken.hash(refresh), familyID: family.id, createdAt: now))
         }
