@@ -63,6 +63,7 @@ public protocol SessionStoreTransaction: Sendable {
     /// Retires the active key, if any. - Returns: its key id.
     func retireActiveSigningKey(at time: Int64, publishUntil: Int64) async throws -> String?
     func activeSigningKey() async throws -> SigningKeyRecord?
-    /// Every key, oldest first.
+    /// Every key, oldest first (`created_at`); among keys of the same second, retired ones by
+    /// retirement time before the active one; then by key id. Every store returns this order.
     func signingKeys() async throws -> [SigningKeyRecord]
 }
