@@ -5,7 +5,13 @@ import PackageDescription
 // without the network and database dependencies: a one-minute build for crypto work and fuzzing.
 let coreOnly = Context.environment["TOKENTOOL_CORE_ONLY"] == "1"
 
-let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+// Every target: Swift 6, imports internal unless marked `public import` (so no C type reaches a
+// public signature), and `any` spelled out on existentials.
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
+]
 
 var products: [Product] = [
     .library(name: "JOSE", targets: ["JOSE"]),
@@ -20,8 +26,10 @@ var targets: [Target] = [
     .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
     .target(name: "JOSE", dependencies: ["COpenSSL", "CJansson"], swiftSettings: strict),
     .testTarget(name: "JOSETests", dependencies: ["JOSE"], swiftSettings: strict),
+    // The one harness of every test that runs the built tokentool (Tests/CLIHarness).
+    .target(name: "CLIHarness", path: "Tests/CLIHarness", swiftSettings: strict),
     // TokenToolTests runs the built tokentool; it also imports the module to check the verify fast path.
-    .testTarget(name: "TokenToolTests", dependencies: ["JOSE", "tokentool"], swiftSettings: strict),
+    .testTarget(name: "TokenToolTests", dependencies: ["JOSE", "tokentool", "CLIHarness"], swiftSettings: strict),
 ]
 
 if coreOnly {
@@ -101,7 +109,12 @@ if coreOnly {
             dependencies: ["JOSE", "ProviderStandIn"],
             path: "Tests/ProviderStandInTool",
             swiftSettings: strict),
-        .testTarget(name: "IdentityTests", dependencies: ["Identity", "ProviderStandIn", "JOSE"], swiftSettings: strict),
+        .testTarget(name: "IdentityTests", dependencies: ["Identity", "ProviderStandIn", "JOSE", "CLIHarness"], swiftSettings: strict),
+        // The Swift examples of docs/library.md, compiled and run.
+        .testTarget(
+            name: "LibraryDocsTests",
+            dependencies: ["JOSE", "Identity", "Sessions", "SessionStoreSQLite", "ProviderStandIn"],
+            swiftSettings: strict),
         .testTarget(
             name: "AuthMiddlewareTests",
             dependencies: [
@@ -115,7 +128,7 @@ if coreOnly {
             swiftSettings: strict),
         .testTarget(
             name: "SessionsTests",
-            dependencies: ["Sessions", "SessionStoreSQLite", "SessionStorePostgres"],
+            dependencies: ["Sessions", "SessionStoreSQLite", "SessionStorePostgres", "CLIHarness"],
             swiftSettings: strict),
     ]
     // The error registry test enumerates the codes of every module.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs the libFuzzer targets over the JOSE and Identity modules (issue 6).
+# Builds and runs the libFuzzer targets over the JOSE and Identity modules.
 #
 #   scripts/fuzz.sh TARGET [SECONDS]     TARGET: token | jwk | pem | claims | provider | all   (default SECONDS: 600)
 #   scripts/fuzz.sh build                only build the targets

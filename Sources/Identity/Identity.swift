@@ -1,4 +1,4 @@
-import JOSE
+public import JOSE
 
 /// One person as an identity provider vouches for them, normalized across providers.
 ///
@@ -45,7 +45,7 @@ public struct Identity: Sendable, Hashable, Codable {
         case familyName = "family_name", picture, locale, rawClaims = "raw_claims"
     }
 
-    public init(from decoder: Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         provider = try c.decode(String.self, forKey: .provider)
         subject = try c.decode(String.self, forKey: .subject)
@@ -60,7 +60,7 @@ public struct Identity: Sendable, Hashable, Codable {
         rawClaims = (try c.decodeIfPresent(JSONValue.self, forKey: .rawClaims))?.objectValue ?? JSONObject()
     }
 
-    public func encode(to encoder: Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(provider, forKey: .provider)
         try c.encode(subject, forKey: .subject)

@@ -1,4 +1,4 @@
-import JOSE
+public import JOSE
 
 extension TokenError.Code {
     /// The provider could not be reached, timed out, answered 5xx/429, or sent a response that is

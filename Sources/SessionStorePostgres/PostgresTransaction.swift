@@ -8,7 +8,7 @@ struct PostgresTransaction: SessionStoreTransaction {
     let location: PostgresSessionStore.Location
     let logger: Logger
 
-    private func q(_ query: PostgresQuery) async throws -> [PostgresRow] {
+    func q(_ query: PostgresQuery) async throws -> [PostgresRow] {
         try await PostgresSessionStore.run(connection, query, location: location, logger: logger)
     }
 

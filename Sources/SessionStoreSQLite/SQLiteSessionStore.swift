@@ -2,7 +2,7 @@ import Foundation
 import JOSE
 import Logging
 import SQLiteNIO
-import Sessions
+public import Sessions
 
 /// The embedded session store: one SQLite file in WAL mode, created on first use.
 ///
@@ -101,24 +101,7 @@ public struct SQLiteSessionStore: SessionStore {
     }
 
     private func migrate(to target: Int?) async throws {
-        try await withGate {
-            try await raw("BEGIN IMMEDIATE")
-            do {
-                try await raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)")
-                let applied = try await rows("SELECT version, name FROM schema_migrations ORDER BY version").map {
-                    (version: Int($0.column("version")?.integer ?? 0), name: $0.column("name")?.string ?? "")
-                }
-                for step in try SessionSchema.pendingSteps(applied: applied, available: SQLiteMigrations.all, upTo: target) {
-                    for statement in step.statements { try await raw(statement) }
-                    try await rows("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, CAST(strftime('%s','now') AS INTEGER))",
-                                   [.integer(SQLiteInt64(step.version)), .text(step.name)])
-                }
-                try await raw("COMMIT")
-            } catch {
-                try? await raw("ROLLBACK")
-                throw error
-            }
-        }
+        try await withGate { try await SchemaMigrator.migrate(SQLiteMigrationDriver(store: self), steps: SQLiteMigrations.all, upTo: target) }
     }
 
     func raw(_ sql: String) async throws {
@@ -138,6 +121,32 @@ public struct SQLiteSessionStore: SessionStore {
         if let e = error as? SQLiteError { return e.message }
         return String(describing: error)
     }
+}
+
+/// The migration runner's SQLite half: `BEGIN IMMEDIATE` takes the write lock for the whole migration.
+struct SQLiteMigrationDriver: MigrationDriver {
+    let store: SQLiteSessionStore
+
+    func begin() async throws {
+        try await store.raw("BEGIN IMMEDIATE")
+        try await store.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)")
+    }
+
+    func appliedSteps() async throws -> [(version: Int, name: String)] {
+        try await store.rows("SELECT version, name FROM schema_migrations ORDER BY version").map {
+            (version: Int($0.column("version")?.integer ?? 0), name: $0.column("name")?.string ?? "")
+        }
+    }
+
+    func execute(_ statement: String) async throws { try await store.raw(statement) }
+
+    func record(_ step: SchemaMigration) async throws {
+        try await store.rows("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, CAST(strftime('%s','now') AS INTEGER))",
+                             [.integer(SQLiteInt64(step.version)), .text(step.name)])
+    }
+
+    func commit() async throws { try await store.raw("COMMIT") }
+    func rollback() async { try? await store.raw("ROLLBACK") }
 }
 
 /// Owns the connection: closes it when the last copy of the store goes away without `close()`

@@ -179,7 +179,7 @@ struct SQLiteTransaction: SessionStoreTransaction {
     }
 
     func signingKeys() async throws -> [SigningKeyRecord] {
-        try await q("SELECT \(Self.keyColumns) FROM signing_keys ORDER BY created_at, COALESCE(retired_at, 9223372036854775807), rowid").map(Self.key)
+        try await q("SELECT \(Self.keyColumns) FROM signing_keys ORDER BY created_at, COALESCE(retired_at, 9223372036854775807), kid").map(Self.key)
     }
 }
 

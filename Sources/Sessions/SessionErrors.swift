@@ -1,4 +1,4 @@
-import JOSE
+public import JOSE
 
 extension TokenError.Code {
     /// A refresh token was presented again after it had been rotated (and outside the grace

@@ -1,51 +1,22 @@
+import CLIHarness
 import Foundation
 import Identity
 import JOSE
 import ProviderStandIn
 import Testing
 
-/// Written by one reader thread, read after `DispatchGroup.wait()`.
-final class DataBox: @unchecked Sendable { var data = Data() }
-
 /// Runs the built `tokentool` binary against the stand-in and checks stdout, stderr and exit codes.
 @Suite struct IdpCommandTests {
-    /// The tokentool built beside the running test bundle (so a sanitizer build tests its own).
-    static let tool: String = {
-        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("tokentool").path
-    }()
-
     struct Run { var status: Int32; var stdout: String; var stderr: String
         var json: JSONObject? { (try? JSONValue(parsing: stdout))?.objectValue }
         var errorCode: String? { json?["error"]?.objectValue?["code"]?.stringValue }
         var identity: JSONObject? { json?["identity"]?.objectValue }
     }
 
+    /// The built tokentool, through the shared harness.
     func run(_ args: [String], stdin: String? = nil) async throws -> Run {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.tool), "build tokentool first (swift build)")
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Run, any Error>) in
-            DispatchQueue.global().async {
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: Self.tool)
-                p.arguments = args
-                let out = Pipe(), err = Pipe(), input = Pipe()
-                p.standardOutput = out
-                p.standardError = err
-                p.standardInput = input
-                do { try p.run() } catch { continuation.resume(throwing: error); return }
-                input.fileHandleForWriting.write(Data((stdin ?? "").utf8))
-                try? input.fileHandleForWriting.close()
-                let group = DispatchGroup()
-                let errData = DataBox()
-                group.enter()
-                DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-                let outData = out.fileHandleForReading.readDataToEndOfFile()
-                group.wait()
-                p.waitUntilExit()
-                continuation.resume(returning: Run(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                                                   stderr: String(decoding: errData.data, as: UTF8.self)))
-            }
-        }
+        let r = try await CLI.detached { try CLI.tokentool(args, stdin: stdin) }
+        return Run(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 
     func tempFile(_ text: String) throws -> String {
@@ -93,7 +64,7 @@ final class DataBox: @unchecked Sendable { var data = Data() }
         }
     }
 
-    /// `tokentool verify --jwks URL` fetches the set through the Identity module (CLI.md: --jwks FILE|URL).
+    /// `tokentool verify --jwks URL` fetches the set through the Identity module (docs/cli.md: --jwks FILE|URL).
     @Test
     func verifyWithJWKSURL() async throws {
         try await withStandIn { standIn, _ in

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import JOSE
 
-/// Inputs chosen by an attacker (issue 6). Every case asserts the exact error code; the threat
+/// Inputs chosen by an attacker. Every case asserts the exact error code; the threat
 /// each one stands for is mapped in docs/security.md. Tokens are built here by hand, byte by
 /// byte, so that the input is exactly the hostile shape under test.
 enum Hostile {
@@ -493,7 +493,7 @@ enum Hostile {
             Issue.record("a Bearer-prefixed token was accepted")
         } catch let error as TokenError {
             #expect(error.code == .malformed)
-            // Issue 6 requires a hint; only its presence is checked, not its wording.
+            // A hint is promised; only its presence is checked, not its wording.
             #expect(error.message.localizedCaseInsensitiveContains("bearer"))
         } catch {
             Issue.record("unexpected error \(error)")

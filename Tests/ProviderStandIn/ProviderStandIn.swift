@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+public import JOSE
 
 /// A stand-in for Google, Apple and Facebook on 127.0.0.1, speaking each provider's real HTTP
 /// protocol: JWKS with Cache-Control and ETag (Google `/oauth2/v3/certs`, Apple `/auth/keys`,

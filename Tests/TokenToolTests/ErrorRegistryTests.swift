@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIHarness
 import Foundation
 import JOSE
 import Testing
@@ -26,8 +27,10 @@ import Sessions
         var rows: [String: String] = [:]
         for line in page.split(separator: "\n") where line.hasPrefix("| `") {
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard cells.count > 3 else { continue }
-            rows[cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = cells[2]
+            let name = cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            // The table of the classes themselves is not a table of codes.
+            guard cells.count > 3, TokenError.Kind(rawValue: name) == nil else { continue }
+            rows[name] = cells[2]
         }
         return rows
     }

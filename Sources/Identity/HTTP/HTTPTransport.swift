@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import JOSE
 
 /// One HTTP request to a provider.

@@ -1,5 +1,5 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// A provider's JWKS fetched over HTTP(S) and cached: one actor per JWKS URL, shared by every
 /// verification that trusts it.

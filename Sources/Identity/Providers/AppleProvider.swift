@@ -1,5 +1,5 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// Sign in with Apple: id_tokens, the authorization-code exchange, and token revocation.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// A dotted path into the claims: `user_data.name` is `claims["user_data"]["name"]`.
 public struct ClaimPath: Sendable, Hashable, CustomStringConvertible {

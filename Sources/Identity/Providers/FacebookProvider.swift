@@ -1,5 +1,5 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// Facebook Login: classic access tokens (checked with the Graph API) and Limited Login
 /// id_tokens (OIDC, checked with Facebook's JWKS).

@@ -1,5 +1,5 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// Sign in with Google: id_tokens from the mobile SDKs, and server auth codes exchanged at
 /// Google's token endpoint.

@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+public import JOSE
 
 /// The signing keys of an issuer, kept in the store: one active key signs, retired keys stay
 /// published until every token they signed has expired.

@@ -73,7 +73,8 @@ public protocol SessionStoreTransaction: Sendable {
     /// Revokes a key: retired if active, unpublished at `time`, marked revoked.
     /// - Returns: `false` when no key has `keyID`.
     func revokeSigningKey(keyID: String, at time: Int64) async throws -> Bool
-    /// Every key, oldest first.
+    /// Every key, oldest first (`created_at`); among keys of the same second, retired ones by
+    /// retirement time before the active one; then by key id. Every store returns this order.
     func signingKeys() async throws -> [SigningKeyRecord]
 }
 

@@ -1,5 +1,5 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// Verifies access tokens for a resource server, from a published JWKS: the signature, the
 /// header `typ` (`at+jwt`, RFC 9068 §4), `iss`, `aud`, `exp`/`iat` and the claims RFC 9068

@@ -1,4 +1,4 @@
-import JOSE
+public import JOSE
 
 /// An access token and its refresh token, as handed to a client once.
 public struct TokenPair: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import Foundation
-import Identity
+public import Identity
 import JOSE
 
 extension SessionManager {

@@ -119,7 +119,7 @@ struct TokenCommand: AsyncParsableCommand {
     }
 }
 
-/// Prints a token pair in the CLI.md shape (`--json`) or as `name: value` lines.
+/// Prints a token pair in the shape docs/sessions.md documents (`--json`) or as `name: value` lines.
 func printPair(_ pair: TokenPair, json: Bool) {
     if json {
         printJSON(.object(pair.jsonObject))

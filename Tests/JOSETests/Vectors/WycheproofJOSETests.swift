@@ -40,7 +40,7 @@ import Testing
     ]
 
     /// Error codes asserted for the classes of case whose reason is part of the contract
-    /// (CLI.md codes), by file and tcId. Cases not listed only need the right verdict.
+    /// (docs/errors.md codes), by file and tcId. Cases not listed only need the right verdict.
     static let expectedCodes: [String: [Int: Set<TokenError.Code>]] = {
         var sig: [Int: Set<TokenError.Code>] = [:]
         for id in [16, 341, 342, 343, 344] { sig[id] = [.unsupportedAlgorithm] }  // alg none / NONE

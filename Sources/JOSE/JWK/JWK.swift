@@ -50,7 +50,7 @@ public struct JWK: Sendable {
 
     // Stored as two optionals rather than as a KeyMaterial: a multi-payload enum of class
     // references keeps its case tag in the pointer's spare bits, which hides the pointer from
-    // LeakSanitizer's heap scan and makes every live key look leaked (issue 6, check-memory).
+    // LeakSanitizer's heap scan and makes every live key look leaked (`make check-memory`).
     private let secretKey: HMACKey?
     private let evpKey: EVPKey?
 
