@@ -65,5 +65,20 @@ enum PostgresMigrations {
             "CREATE INDEX families_user ON families(user_id)",
             "CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id)",
         ]),
+        SchemaMigration(version: 4, name: "add_server_tables", statements: [
+            "ALTER TABLE users ADD COLUMN disabled_at BIGINT",
+            "ALTER TABLE families ADD COLUMN device TEXT",
+            "ALTER TABLE identities ADD COLUMN sealed_provider_token TEXT",
+            """
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                hash TEXT NOT NULL UNIQUE,
+                disabled BOOLEAN NOT NULL DEFAULT FALSE,
+                created_at BIGINT NOT NULL,
+                UNIQUE (user_id, name))
+            """,
+        ]),
     ]
 }

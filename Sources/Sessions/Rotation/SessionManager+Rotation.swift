@@ -12,7 +12,7 @@ extension SessionManager {
     /// - A revoked family stays revoked, whatever the timing.
     ///
     /// - Throws: `invalid_refresh_token` (unknown), `refresh_token_reused`, `refresh_token_revoked`,
-    ///   `refresh_token_expired`, `invalid_configuration`, `store_unavailable`.
+    ///   `refresh_token_expired`, `user_disabled`, `invalid_configuration`, `store_unavailable`.
     public func refresh(_ refreshToken: String) async throws -> TokenPair {
         try configuration.validate()
         guard RefreshToken.looksLikeRefreshToken(refreshToken) else {
@@ -46,6 +46,8 @@ extension SessionManager {
             throw TokenError(.refreshTokenExpired, "session expired at \(UTCTime.format(Double(end)))\(family.idleExpiresAt < family.expiresAt ? " (idle)" : "")")
         case .reused:
             throw TokenError(.refreshTokenReused, "refresh token was already used; its session is now revoked")
+        case .disabled:
+            throw TokenError(.userDisabled, "the user is disabled")
         case .rotated(let family, let token), .replayed(let family, let token):
             var usable = signer
             if usable == nil { usable = try keyRing.signer(for: try await keyRing.activeKey()) }  // a ring emptied by hand
@@ -64,6 +66,7 @@ extension SessionManager {
             guard let family = try await tx.family(id: token.familyID, forUpdate: true) else { return .unknown }
             if let revokedAt = family.revokedAt { return .revoked(family, revokedAt) }
             if now >= family.expiresAt || now >= family.idleExpiresAt { return .expired(family) }
+            if try await tx.user(id: family.userID)?.disabledAt != nil { return .disabled }
 
             let sealed = try RefreshToken.sealSuccessor(successor, predecessor: refreshToken, familyID: family.id)
             if try await tx.spendRefreshToken(hash: hash, at: now, successorHash: RefreshToken.hash(successor), sealedSuccessor: sealed) {
@@ -97,6 +100,7 @@ extension SessionManager {
         case revoked(FamilyRecord, Int64)
         case expired(FamilyRecord)
         case reused(FamilyRecord)
+        case disabled
         case rotated(FamilyRecord, String)
         case replayed(FamilyRecord, String)
     }
