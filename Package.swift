@@ -45,6 +45,7 @@ if coreOnly {
         .library(name: "SessionStoreSQLite", targets: ["SessionStoreSQLite"]),
         .library(name: "SessionStorePostgres", targets: ["SessionStorePostgres"]),
         .library(name: "AuthMiddleware", targets: ["AuthMiddleware"]),
+        .library(name: "AuthServer", targets: ["AuthServer"]),
     ]
     dependencies += [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -53,6 +54,9 @@ if coreOnly {
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ]
     targets += [
         .target(
@@ -85,10 +89,24 @@ if coreOnly {
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // The sign-in server (`tokentool serve`): App Services client protocol and OAuth 2.0 on Hummingbird.
+        .target(
+            name: "AuthServer",
+            dependencies: [
+                "JOSE", "Identity", "Sessions", "SessionStoreSQLite", "SessionStorePostgres",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "tokentool",
             dependencies: [
-                "JOSE", "Identity", "Sessions", "SessionStoreSQLite", "SessionStorePostgres",
+                "JOSE", "Identity", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "AuthServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict + [.define("TOKENTOOL_FULL")]),
@@ -123,6 +141,17 @@ if coreOnly {
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthServerTests",
+            dependencies: [
+                "AuthServer", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "ProviderStandIn", "JOSE",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

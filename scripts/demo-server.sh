@@ -1,52 +1,65 @@
-# The `make demo` section for `tokentool serve` (sourced by scripts/demo.sh): a server on a free port
-# of 127.0.0.1 with an embedded SQLite store, an anonymous sign-in over HTTP with curl, the profile,
-# a refresh, a logout, and the refused refresh after it; the server is stopped at the end.
-# shellcheck shell=bash
+#!/usr/bin/env bash
+# The sign-in server in one minute: starts `tokentool serve` on a free port with a throwaway
+# config and SQLite store, signs in anonymously over HTTP with curl, reads the profile, refreshes,
+# logs out, and stops the server. Tokens go to curl through header files, never on a command line.
+#
+#   scripts/demo-server.sh [path/to/tokentool]      (default: .build/debug/tokentool)
+set -euo pipefail
+TOKENTOOL=${1:-.build/debug/tokentool}
+command -v curl >/dev/null || { echo "demo-server: curl is needed" >&2; exit 2; }
+command -v jq >/dev/null || { echo "demo-server: jq is needed" >&2; exit 2; }
 
-demo_server() {
-    local bin=$1
-    heading "8. The sign-in server: tokentool serve, then an app's calls over HTTP"
-    mkdir -p server
-    cat > server/config.json <<'JSON'
-{
-  "public_url": "http://127.0.0.1",
-  "apps": { "demo-app": { "providers": { "anon-user": {} } } }
+dir=$(mktemp -d)
+umask 077
+pid=
+cleanup() {
+    if [ -n "$pid" ]; then kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+    rm -rf "$dir"
 }
+trap cleanup EXIT
+
+cat > "$dir/server.json" <<'JSON'
+{ "public_url": "http://127.0.0.1:9",
+  "apps": { "demo-app": { "providers": { "anon-user": {}, "api-key": {} } } } }
 JSON
-    run 'cat server/config.json'
-    "$bin" serve --config server/config.json --listen 127.0.0.1:0 > server/out.log 2> server/err.log &
-    local pid=$!
-    local url="" i
-    for i in $(seq 1 200); do
-        url=$(sed -n 's/^listening on //p' server/out.log)
-        [ -n "$url" ] && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.05
-    done
-    if [ -z "$url" ]; then echo "the server did not start:"; cat server/err.log; kill "$pid" 2>/dev/null || true; return 0; fi
-    echo "tokentool serve is listening on $url (it made a master key beside its store: ls server/)."
-    run 'ls server'
-    local base="$url/api/client/v2.0"
-    run "curl -s $url/healthz; echo"
-    run "curl -s $base/app/demo-app/location; echo"
-    echo
-    echo "An anonymous sign-in, as a Realm app's app.login(credentials: .anonymous) sends it:"
-    run "curl -s -X POST -H 'Content-Type: application/json' -d '{\"options\":{\"device\":{\"platform\":\"demo\"}}}' $base/app/demo-app/auth/providers/anon-user/login | tee login.json; echo"
-    local access refresh
-    access=$(python3 -c 'import json; print(json.load(open("login.json"))["access_token"])')
-    refresh=$(python3 -c 'import json; print(json.load(open("login.json"))["refresh_token"])')
-    printf '%s' "$access" > access.jwt
-    echo "The access token is an RFC 9068 JWT signed by the store's key ring:"
-    run 'tokentool decode - < access.jwt | sed -n "/Header/,/^}/p"'
-    run "curl -s -H \"Authorization: Bearer \$(cat access.jwt)\" $base/auth/profile; echo"
-    echo "A refresh (the refresh token is the bearer) gives a new access token; the refresh token lives on:"
-    printf '%s' "$refresh" > refresh.token
-    run "curl -s -X POST -H \"Authorization: Bearer \$(cat refresh.token)\" $base/auth/session; echo"
-    echo "Logout ends the session (204); the same refresh token is then refused with 401:"
-    run "curl -s -o /dev/null -w '%{http_code}\n' -X DELETE -H \"Authorization: Bearer \$(cat refresh.token)\" $base/auth/session"
-    run "curl -s -w '\n%{http_code}\n' -X POST -H \"Authorization: Bearer \$(cat refresh.token)\" $base/auth/session"
-    kill -TERM "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    echo "Stopped with SIGTERM. The server's log lines (standard error) name no token:"
-    run 'tail -n 3 server/err.log'
-}
+
+section() { printf '\n== %s\n' "$1"; }
+
+section "Start the server (port 0: any free port)"
+"$TOKENTOOL" serve --config "$dir/server.json" --listen 127.0.0.1:0 > "$dir/stdout" 2> "$dir/server.log" &
+pid=$!
+for _ in $(seq 1 300); do
+    grep -q '^listening on ' "$dir/stdout" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    sleep 0.1
+done
+url=$(sed -n 's/^listening on //p' "$dir/stdout")
+echo "listening on $url"
+BASE="$url/api/client/v2.0"
+
+section "Where is the app? (GET location)"
+curl -sS "$BASE/app/demo-app/location" | jq -c .
+
+section "Sign in anonymously (POST …/auth/providers/anon-user/login)"
+curl -sS -X POST -H 'Content-Type: application/json' \
+     -d '{"options":{"device":{"platform":"demo","deviceName":"this shell"}}}' \
+     "$BASE/app/demo-app/auth/providers/anon-user/login" > "$dir/login.json"
+jq -c '{user_id, device_id, access_token: (.access_token[0:16] + "…"), refresh_token: "(kept)"}' "$dir/login.json"
+printf 'Authorization: Bearer %s\n' "$(jq -r .access_token "$dir/login.json")" > "$dir/access.h"
+printf 'Authorization: Bearer %s\n' "$(jq -r .refresh_token "$dir/login.json")" > "$dir/refresh.h"
+
+section "Read the profile (GET auth/profile, access token)"
+curl -sS -H @"$dir/access.h" "$BASE/auth/profile" | jq -c .
+
+section "Refresh (POST auth/session, refresh token): a new access token, HTTP 201"
+curl -sS -o "$dir/refreshed.json" -w '%{http_code}\n' -X POST -H @"$dir/refresh.h" "$BASE/auth/session"
+jq -c 'keys' "$dir/refreshed.json"
+
+section "Log out (DELETE auth/session): HTTP 204; the access token is refused at once"
+curl -sS -o /dev/null -w '%{http_code}\n' -X DELETE -H @"$dir/refresh.h" "$BASE/auth/session"
+curl -sS -H @"$dir/access.h" "$BASE/auth/profile" | jq -c .
+
+section "Stop the server (SIGTERM: graceful)"
+kill -TERM "$pid"
+wait "$pid" && echo "exit status 0"
+pid=

@@ -79,5 +79,20 @@ enum PostgresMigrations {
             "ALTER TABLE signing_keys ADD COLUMN access_token_lifetime BIGINT",
             "ALTER TABLE signing_keys ADD COLUMN revoked_at BIGINT",
         ]),
+        SchemaMigration(version: 5, name: "add_server_tables", statements: [
+            "ALTER TABLE users ADD COLUMN disabled_at BIGINT",
+            "ALTER TABLE families ADD COLUMN device TEXT",
+            "ALTER TABLE identities ADD COLUMN sealed_provider_token TEXT",
+            """
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                hash TEXT NOT NULL UNIQUE,
+                disabled BOOLEAN NOT NULL DEFAULT FALSE,
+                created_at BIGINT NOT NULL,
+                UNIQUE (user_id, name))
+            """,
+        ]),
     ]
 }

@@ -19,9 +19,9 @@ struct PostgresTransaction: SessionStoreTransaction {
     }
 
     func user(id: String) async throws -> UserRecord? {
-        try await q("SELECT id, created_at FROM users WHERE id = \(id)").first.map {
-            let (id, created) = try $0.decode((String, Int64).self)
-            return UserRecord(id: id, createdAt: created)
+        try await q("SELECT id, created_at, disabled_at FROM users WHERE id = \(id)").first.map {
+            let (id, created, disabled) = try $0.decode((String, Int64, Int64?).self)
+            return UserRecord(id: id, createdAt: created, disabledAt: disabled)
         }
     }
 
@@ -31,6 +31,7 @@ struct PostgresTransaction: SessionStoreTransaction {
         _ = try await q("DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM families WHERE user_id = \(id))")
         _ = try await q("DELETE FROM families WHERE user_id = \(id)")
         _ = try await q("DELETE FROM identities WHERE user_id = \(id)")
+        _ = try await q("DELETE FROM api_keys WHERE user_id = \(id)")
         return try await !q("DELETE FROM users WHERE id = \(id) RETURNING id").isEmpty
     }
 
@@ -43,22 +44,22 @@ struct PostgresTransaction: SessionStoreTransaction {
     }
 
     private static func identity(_ r: PostgresRow) throws -> IdentityRecord {
-        let (provider, issuer, subject, userID, email, verified, profile, created) =
-            try r.decode((String, String, String, String, String?, Bool, String?, Int64).self)
+        let (provider, issuer, subject, userID, email, verified, profile, created, sealed) =
+            try r.decode((String, String, String, String, String?, Bool, String?, Int64, String?).self)
         return IdentityRecord(provider: provider, issuer: issuer, subject: subject, userID: userID, email: email, emailVerified: verified,
-                              profileJSON: profile, createdAt: created)
+                              profileJSON: profile, createdAt: created, sealedProviderToken: sealed)
     }
 
     func identity(provider: String, issuer: String, subject: String) async throws -> IdentityRecord? {
         try await q("""
-            SELECT provider, issuer, subject, user_id, email, email_verified, profile, created_at FROM identities
+            SELECT provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token FROM identities
             WHERE provider = \(provider) AND issuer = \(issuer) AND subject = \(subject)
             """).first.map(Self.identity)
     }
 
     func identities(userID: String) async throws -> [IdentityRecord] {
         try await q("""
-            SELECT provider, issuer, subject, user_id, email, email_verified, profile, created_at FROM identities
+            SELECT provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token FROM identities
             WHERE user_id = \(userID) ORDER BY created_at, provider, issuer, subject
             """).map(Self.identity)
     }
@@ -67,30 +68,30 @@ struct PostgresTransaction: SessionStoreTransaction {
 
     func insertFamily(_ f: FamilyRecord) async throws {
         _ = try await q("""
-            INSERT INTO families (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason)
+            INSERT INTO families (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device)
             VALUES (\(f.id), \(f.userID), \(f.clientID), \(f.createdAt), \(f.expiresAt), \(f.idleExpiresAt), \(f.lastUsedAt),
-                    \(f.revokedAt), \(f.revokeReason))
+                    \(f.revokedAt), \(f.revokeReason), \(f.device))
             """)
     }
 
     private static func family(_ r: PostgresRow) throws -> FamilyRecord {
-        let (id, userID, clientID, created, expires, idle, lastUsed, revokedAt, reason) =
-            try r.decode((String, String, String, Int64, Int64, Int64, Int64, Int64?, String?).self)
+        let (id, userID, clientID, created, expires, idle, lastUsed, revokedAt, reason, device) =
+            try r.decode((String, String, String, Int64, Int64, Int64, Int64, Int64?, String?, String?).self)
         return FamilyRecord(id: id, userID: userID, clientID: clientID, createdAt: created, expiresAt: expires, idleExpiresAt: idle,
-                            lastUsedAt: lastUsed, revokedAt: revokedAt, revokeReason: reason)
+                            lastUsedAt: lastUsed, revokedAt: revokedAt, revokeReason: reason, device: device)
     }
 
     func family(id: String, forUpdate: Bool) async throws -> FamilyRecord? {
         let lock = forUpdate ? " FOR UPDATE" : ""
         return try await q("""
-            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason
+            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device
             FROM families WHERE id = \(id)\(unescaped: lock)
             """).first.map(Self.family)
     }
 
     func families(userID: String) async throws -> [FamilyRecord] {
         try await q("""
-            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason
+            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device
             FROM families WHERE user_id = \(userID) ORDER BY created_at, id
             """).map(Self.family)
     }

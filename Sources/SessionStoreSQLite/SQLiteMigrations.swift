@@ -95,5 +95,20 @@ enum SQLiteMigrations {
             "ALTER TABLE signing_keys ADD COLUMN access_token_lifetime INTEGER",
             "ALTER TABLE signing_keys ADD COLUMN revoked_at INTEGER",
         ]),
+        SchemaMigration(version: 5, name: "add_server_tables", statements: [
+            "ALTER TABLE users ADD COLUMN disabled_at INTEGER",
+            "ALTER TABLE families ADD COLUMN device TEXT",
+            "ALTER TABLE identities ADD COLUMN sealed_provider_token TEXT",
+            """
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                hash TEXT NOT NULL UNIQUE,
+                disabled INTEGER NOT NULL DEFAULT 0,
+                created_at INTEGER NOT NULL,
+                UNIQUE (user_id, name))
+            """,
+        ]),
     ]
 }

@@ -6,7 +6,7 @@ import Sessions
 struct SQLiteTransaction: SessionStoreTransaction {
     let store: SQLiteSessionStore
 
-    private func q(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
+    func q(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
         try await store.rows(sql, binds)
     }
 
@@ -17,8 +17,8 @@ struct SQLiteTransaction: SessionStoreTransaction {
     }
 
     func user(id: String) async throws -> UserRecord? {
-        try await q("SELECT id, created_at FROM users WHERE id = ?", [.text(id)]).first.map {
-            UserRecord(id: $0.string("id"), createdAt: $0.int("created_at"))
+        try await q("SELECT id, created_at, disabled_at FROM users WHERE id = ?", [.text(id)]).first.map {
+            UserRecord(id: $0.string("id"), createdAt: $0.int("created_at"), disabledAt: $0.optInt("disabled_at"))
         }
     }
 
@@ -26,6 +26,7 @@ struct SQLiteTransaction: SessionStoreTransaction {
         _ = try await q("DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM families WHERE user_id = ?)", [.text(id)])
         _ = try await q("DELETE FROM families WHERE user_id = ?", [.text(id)])
         _ = try await q("DELETE FROM identities WHERE user_id = ?", [.text(id)])
+        _ = try await q("DELETE FROM api_keys WHERE user_id = ?", [.text(id)])
         return try await !q("DELETE FROM users WHERE id = ? RETURNING id", [.text(id)]).isEmpty
     }
 
@@ -37,12 +38,13 @@ struct SQLiteTransaction: SessionStoreTransaction {
                   .opt(i.profileJSON), .int(i.createdAt)]).isEmpty
     }
 
-    private static let identityColumns = "provider, issuer, subject, user_id, email, email_verified, profile, created_at"
+    private static let identityColumns = "provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token"
 
     private static func identity(_ r: SQLiteRow) -> IdentityRecord {
         IdentityRecord(provider: r.string("provider"), issuer: r.string("issuer"), subject: r.string("subject"), userID: r.string("user_id"),
                        email: r.optString("email"), emailVerified: r.int("email_verified") != 0,
-                       profileJSON: r.optString("profile"), createdAt: r.int("created_at"))
+                       profileJSON: r.optString("profile"), createdAt: r.int("created_at"),
+                       sealedProviderToken: r.optString("sealed_provider_token"))
     }
 
     func identity(provider: String, issuer: String, subject: String) async throws -> IdentityRecord? {
@@ -59,19 +61,20 @@ struct SQLiteTransaction: SessionStoreTransaction {
 
     func insertFamily(_ f: FamilyRecord) async throws {
         _ = try await q("""
-            INSERT INTO families (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO families (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(f.id), .text(f.userID), .text(f.clientID), .int(f.createdAt), .int(f.expiresAt), .int(f.idleExpiresAt),
-                  .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason)])
+                  .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason), .opt(f.device)])
     }
 
-    private static let familyColumns = "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason"
+    private static let familyColumns = "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device"
 
     private static func family(_ r: SQLiteRow) -> FamilyRecord {
         let expires = r.int("expires_at")
         return FamilyRecord(id: r.string("id"), userID: r.string("user_id"), clientID: r.string("client_id"),
                             createdAt: r.int("created_at"), expiresAt: expires, idleExpiresAt: r.optInt("idle_expires_at") ?? expires,
-                            lastUsedAt: r.int("last_used_at"), revokedAt: r.optInt("revoked_at"), revokeReason: r.optString("revoke_reason"))
+                            lastUsedAt: r.int("last_used_at"), revokedAt: r.optInt("revoked_at"), revokeReason: r.optString("revoke_reason"),
+                            device: r.optString("device"))
     }
 
     func family(id: String, forUpdate: Bool) async throws -> FamilyRecord? {

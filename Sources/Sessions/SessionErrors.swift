@@ -32,3 +32,17 @@ extension TokenError.Code {
         .unauthorizedClient,
     ]
 }
+
+extension TokenError.Code {
+    /// The user is disabled (`tokentool user disable`): no sign-in, no refresh, no API use.
+    public static let userDisabled = TokenError.Code(rawValue: "user_disabled")
+    /// No API key with that id belongs to the user.
+    public static let apiKeyNotFound = TokenError.Code(rawValue: "api_key_not_found")
+    /// The user already has an API key with that name.
+    public static let apiKeyExists = TokenError.Code(rawValue: "api_key_exists")
+}
+
+extension TokenError.Code {
+    /// The API key of a login is unknown, disabled or deleted.
+    public static let invalidAPIKey = TokenError.Code(rawValue: "invalid_api_key")
+}

@@ -14,7 +14,7 @@ extension SessionManager {
     ///   never refreshes in another (`invalid_grant`, nothing spent; RFC 6749 §6).
     ///
     /// - Throws: `invalid_refresh_token` (unknown), `invalid_grant` (another client's token),
-    ///   `refresh_token_reused`, `refresh_token_revoked`, `refresh_token_expired`,
+    ///   `refresh_token_reused`, `refresh_token_revoked`, `refresh_token_expired`, `user_disabled`,
     ///   `invalid_configuration`, `store_unavailable`.
     public func refresh(_ refreshToken: String, clientID: String? = nil) async throws -> TokenPair {
         try configuration.validate()
@@ -53,6 +53,8 @@ extension SessionManager {
             throw TokenError(.refreshTokenExpired, "session expired at \(UTCTime.format(Double(end)))\(family.idleExpiresAt < family.expiresAt ? " (idle)" : "")")
         case .reused:
             throw TokenError(.refreshTokenReused, "refresh token was already used; its session is now revoked")
+        case .disabled:
+            throw TokenError(.userDisabled, "the user is disabled")
         case .rotated(let family, let token), .replayed(let family, let token):
             var usable = signer
             if usable == nil { usable = try keyRing.signer(for: try await keyRing.activeKey()) }  // a ring emptied by hand
@@ -72,6 +74,7 @@ extension SessionManager {
             if let clientID, clientID != family.clientID { return .otherClient }
             if let revokedAt = family.revokedAt { return .revoked(family, revokedAt) }
             if now >= family.expiresAt || now >= family.idleExpiresAt { return .expired(family) }
+            if try await tx.user(id: family.userID)?.disabledAt != nil { return .disabled }
 
             let sealed = try RefreshToken.sealSuccessor(successor, predecessor: refreshToken, familyID: family.id)
             if try await tx.spendRefreshToken(hash: hash, at: now, successorHash: RefreshToken.hash(successor), sealedSuccessor: sealed) {
@@ -106,6 +109,7 @@ extension SessionManager {
         case revoked(FamilyRecord, Int64)
         case expired(FamilyRecord)
         case reused(FamilyRecord)
+        case disabled
         case rotated(FamilyRecord, String)
         case replayed(FamilyRecord, String)
     }

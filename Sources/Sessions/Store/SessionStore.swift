@@ -29,7 +29,7 @@ public protocol SessionStoreTransaction: Sendable {
     // MARK: users and identities
     func insertUser(_ user: UserRecord) async throws
     func user(id: String) async throws -> UserRecord?
-    /// Deletes the user, its identities, its families and their refresh tokens; nothing else.
+    /// Deletes the user, its identities, its API keys, its families and their refresh tokens; nothing else.
     /// - Returns: `false` when no such user exists.
     func deleteUser(id: String) async throws -> Bool
     /// Inserts an identity unless `(provider, issuer, subject)` already exists.
@@ -76,6 +76,24 @@ public protocol SessionStoreTransaction: Sendable {
     /// Every key, oldest first (`created_at`); among keys of the same second, retired ones by
     /// retirement time before the active one; then by key id. Every store returns this order.
     func signingKeys() async throws -> [SigningKeyRecord]
+
+    // MARK: server state (schema step 4)
+    /// Sets or clears a user's `disabled_at`. - Returns: `false` when no such user exists.
+    func setUserDisabled(id: String, at time: Int64?) async throws -> Bool
+    /// Stores (or clears) an identity's sealed provider token.
+    func setSealedProviderToken(provider: String, subject: String, sealed: String?) async throws
+    /// Users whose only identities are of `provider`, created before `before` and with no
+    /// session used since then; at most `limit`.
+    func idleUsers(onlyProvider provider: String, before: Int64, limit: Int) async throws -> [String]
+    /// Inserts a key unless its user already has one of that name. - Returns: `false` on a name clash.
+    func insertAPIKey(_ key: APIKeyRecord) async throws -> Bool
+    /// A user's keys, oldest first.
+    func apiKeys(userID: String) async throws -> [APIKeyRecord]
+    func apiKey(hash: String) async throws -> APIKeyRecord?
+    /// - Returns: `false` when the user has no key with that id.
+    func setAPIKeyDisabled(id: String, userID: String, disabled: Bool) async throws -> Bool
+    /// - Returns: `false` when the user has no key with that id.
+    func deleteAPIKey(id: String, userID: String) async throws -> Bool
 }
 
 extension SessionStoreTransaction {

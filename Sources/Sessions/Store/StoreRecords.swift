@@ -4,14 +4,17 @@
 /// decides what they mean. Nothing here is a secret: refresh tokens appear only as SHA-256
 /// hashes, and a successor token only sealed under a key derived from its predecessor.
 
-/// A user: an id and nothing else. Applications keep their own profile data elsewhere.
+/// A user: an id, and when it was disabled. Applications keep their own profile data elsewhere.
 public struct UserRecord: Sendable, Hashable {
     public var id: String
     public var createdAt: Int64
+    /// When the user was disabled (no sign-in, no refresh); `nil` while enabled.
+    public var disabledAt: Int64?
 
-    public init(id: String, createdAt: Int64) {
+    public init(id: String, createdAt: Int64, disabledAt: Int64? = nil) {
         self.id = id
         self.createdAt = createdAt
+        self.disabledAt = disabledAt
     }
 }
 
@@ -27,9 +30,12 @@ public struct IdentityRecord: Sendable, Hashable {
     /// The normalized identity as JSON, when it came from a verified sign-in.
     public var profileJSON: String?
     public var createdAt: Int64
+    /// A provider token kept for later (Apple's refresh token, to revoke at deletion), sealed
+    /// under the master key; `nil` when there is none.
+    public var sealedProviderToken: String?
 
     public init(provider: String, issuer: String = "", subject: String, userID: String, email: String? = nil, emailVerified: Bool = false,
-                profileJSON: String? = nil, createdAt: Int64) {
+                profileJSON: String? = nil, createdAt: Int64, sealedProviderToken: String? = nil) {
         self.provider = provider
         self.issuer = issuer
         self.subject = subject
@@ -38,6 +44,7 @@ public struct IdentityRecord: Sendable, Hashable {
         self.emailVerified = emailVerified
         self.profileJSON = profileJSON
         self.createdAt = createdAt
+        self.sealedProviderToken = sealedProviderToken
     }
 }
 
@@ -55,9 +62,11 @@ public struct FamilyRecord: Sendable, Hashable {
     public var revokedAt: Int64?
     /// `logout`, `reuse`, `user`, … — why the family was revoked.
     public var revokeReason: String?
+    /// The client's device details as JSON (`{"deviceId","platform",…}`), when it sent any.
+    public var device: String?
 
     public init(id: String, userID: String, clientID: String, createdAt: Int64, expiresAt: Int64, idleExpiresAt: Int64,
-                lastUsedAt: Int64, revokedAt: Int64? = nil, revokeReason: String? = nil) {
+                lastUsedAt: Int64, revokedAt: Int64? = nil, revokeReason: String? = nil, device: String? = nil) {
         self.id = id
         self.userID = userID
         self.clientID = clientID
@@ -67,6 +76,7 @@ public struct FamilyRecord: Sendable, Hashable {
         self.lastUsedAt = lastUsedAt
         self.revokedAt = revokedAt
         self.revokeReason = revokeReason
+        self.device = device
     }
 
     /// `true` when the family is neither revoked nor past either lifetime at `now`.
@@ -161,5 +171,26 @@ public struct PurgeCounts: Sendable, Hashable {
         self.refreshTokens = refreshTokens
         self.signingKeys = signingKeys
         self.spentSuccessors = spentSuccessors
+    }
+}
+
+/// An API key of a user, known only by its SHA-256 hash.
+public struct APIKeyRecord: Sendable, Hashable {
+    public var id: String
+    public var userID: String
+    /// Unique per user.
+    public var name: String
+    /// base64url(SHA-256(key)).
+    public var hash: String
+    public var disabled: Bool
+    public var createdAt: Int64
+
+    public init(id: String, userID: String, name: String, hash: String, disabled: Bool, createdAt: Int64) {
+        self.id = id
+        self.userID = userID
+        self.name = name
+        self.hash = hash
+        self.disabled = disabled
+        self.createdAt = createdAt
     }
 }

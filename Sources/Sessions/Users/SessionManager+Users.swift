@@ -13,10 +13,10 @@ extension SessionManager {
 
     /// Finds the user of `identity`, creating one on first sign-in, and issues a token pair in a
     /// new family.
-    /// - Throws: `invalid_input` for an empty provider or subject; `store_unavailable`.
-    public func signIn(with identity: Identity, clientID: String? = nil) async throws -> SignIn {
+    /// - Throws: `invalid_input` for an empty provider or subject; `user_disabled`; `store_unavailable`.
+    public func signIn(with identity: Identity, clientID: String? = nil, device: String? = nil) async throws -> SignIn {
         let (user, created) = try await findOrCreateUser(for: identity)
-        let tokens = try await issueTokens(userID: user.id, clientID: clientID)
+        let tokens = try await issueTokens(userID: user.id, clientID: clientID, device: device)
         return SignIn(userID: user.id, created: created, tokens: tokens)
     }
 

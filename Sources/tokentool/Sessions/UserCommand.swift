@@ -6,7 +6,36 @@ struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
         abstract: "Users of a session store.",
-        subcommands: [Delete.self, Show.self])
+        subcommands: [Delete.self, Show.self, Disable.self, Enable.self])
+
+    /// `user disable` / `user enable`: a disabled user's logins and refreshes answer 403 `UserDisabled`
+    /// and its access tokens stop passing the server's live checks.
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Disable a user: no sign-in, no refresh, access tokens refused by the server.")
+        @OptionGroup var store: StoreOptions
+        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @Argument(help: "The user id.") var userID: String
+
+        func run() async throws { try await UserCommand.setDisabled(userID, true, store: store, json: json) }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Enable a disabled user again.")
+        @OptionGroup var store: StoreOptions
+        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @Argument(help: "The user id.") var userID: String
+
+        func run() async throws { try await UserCommand.setDisabled(userID, false, store: store, json: json) }
+    }
+
+    static func setDisabled(_ userID: String, _ disabled: Bool, store: StoreOptions, json: Bool) async throws {
+        try await reportingErrors(json: json) {
+            try await store.withSessions { try await $0.setUserDisabled(id: userID, disabled) }
+            if json { printJSON(.object(["disabled": .bool(disabled), "user_id": .string(userID)])) } else {
+                print("\(disabled ? "disabled" : "enabled") user \(userID)")
+            }
+        }
+    }
 
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -1,0 +1,81 @@
+import JOSE
+import Sessions
+
+extension TokenError.Code {
+    /// The request is not JSON, has the wrong JSON type, or has an unknown shape (400 `BadRequest`).
+    public static let badRequest = TokenError.Code(rawValue: "bad_request")
+    /// A required request member is absent (400 `MissingParameter`); the message names it.
+    public static let missingParameter = TokenError.Code(rawValue: "missing_parameter")
+    /// A request member has a bad value (400 `InvalidParameter`); the message names it.
+    public static let invalidParameter = TokenError.Code(rawValue: "invalid_parameter")
+    /// The bearer token is bad, expired, revoked, of the wrong kind or of another app (401 `InvalidSession`).
+    public static let invalidSession = TokenError.Code(rawValue: "invalid_session")
+    /// The credential of a login was refused (401 `AuthError`).
+    public static let authFailed = TokenError.Code(rawValue: "auth_failed")
+    /// The path names an app the server does not serve (404 `AppNotFound`).
+    public static let appNotFound = TokenError.Code(rawValue: "app_not_found")
+    /// The path names a provider the app has not enabled (404 `AuthProviderNotFound`).
+    public static let providerNotFound = TokenError.Code(rawValue: "provider_not_found")
+    /// No route has this path (404 `NotFound`).
+    public static let notFound = TokenError.Code(rawValue: "not_found")
+    /// A route has this path but not this method (405 `MethodNotAllowed`).
+    public static let methodNotAllowed = TokenError.Code(rawValue: "method_not_allowed")
+    /// The request body is over 64 KiB (413 `RequestTooLarge`).
+    public static let requestTooLarge = TokenError.Code(rawValue: "request_too_large")
+    /// A limit was reached (429 `TooManyRequests`).
+    public static let tooManyRequests = TokenError.Code(rawValue: "too_many_requests")
+    /// The custom function failed (502 `FunctionExecutionError`).
+    public static let functionFailed = TokenError.Code(rawValue: "function_failed")
+}
+
+/// How an error is answered on the App Services routes: the status, the `error_code` name.
+struct ErrorMapping: Sendable, Hashable {
+    var status: Int
+    var name: String
+
+    /// The table of SERVER.md "Errors", keyed by code.
+    static let byCode: [String: ErrorMapping] = {
+        var t: [String: ErrorMapping] = [:]
+        func put(_ codes: [TokenError.Code], _ status: Int, _ name: String) { for c in codes { t[c.rawValue] = ErrorMapping(status: status, name: name) } }
+        put([.badRequest, .malformed], 400, "BadRequest")
+        put([.missingParameter], 400, "MissingParameter")
+        put([.invalidParameter, .invalidInput], 400, "InvalidParameter")
+        put([.invalidSession, .sessionRevoked, .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken],
+            401, "InvalidSession")
+        put([.authFailed], 401, "AuthError")
+        put([.userDisabled], 403, "UserDisabled")
+        put([.appNotFound], 404, "AppNotFound")
+        put([.providerNotFound], 404, "AuthProviderNotFound")
+        put([.userNotFound], 404, "UserNotFound")
+        put([.apiKeyNotFound], 404, "APIKeyNotFound")
+        put([.notFound], 404, "NotFound")
+        put([.methodNotAllowed], 405, "MethodNotAllowed")
+        put([.identityInUse], 409, "AccountNameInUse")
+        put([.apiKeyExists], 409, "APIKeyAlreadyExists")
+        put([.requestTooLarge], 413, "RequestTooLarge")
+        put([.tooManyRequests], 429, "TooManyRequests")
+        put([.functionFailed], 502, "FunctionExecutionError")
+        put([.storeUnavailable, TokenError.Code(rawValue: "provider_unavailable")], 503, "ServiceUnavailable")
+        return t
+    }()
+
+    static let internalError = ErrorMapping(status: 500, name: "InternalServerError")
+
+    /// The mapping of `code`; a code not in the table falls back on its class: one that rejects a
+    /// token or credential is 401 `AuthError`, any other (configuration, infrastructure) 500.
+    static func of(_ code: TokenError.Code) -> ErrorMapping {
+        if let m = byCode[code.rawValue] { return m }
+        return code.rejectsToken ? ErrorMapping(status: 401, name: "AuthError") : internalError
+    }
+
+    /// The mapping of an HTTP status Hummingbird raised itself (a body over the limit, a router miss).
+    static func of(status: Int) -> ErrorMapping {
+        switch status {
+        case 404: ErrorMapping(status: 404, name: "NotFound")
+        case 405: ErrorMapping(status: 405, name: "MethodNotAllowed")
+        case 413: ErrorMapping(status: 413, name: "RequestTooLarge")
+        case 400..<500: ErrorMapping(status: status, name: "BadRequest")
+        default: internalError
+        }
+    }
+}
