@@ -30,7 +30,7 @@ public final class PostgresSessionStore: SessionStore {
         /// - Throws: `invalid_configuration` for another scheme or an unknown `sslmode`.
         public init(url: String) throws {
             guard let c = URLComponents(string: url), c.scheme == "postgres" || c.scheme == "postgresql" else {
-                throw TokenError(TokenError.Code(rawValue: "invalid_configuration"), "a PostgreSQL store is a postgres://user@host:port/database URL")
+                throw TokenError(.invalidConfiguration, "a PostgreSQL store is a postgres://user@host:port/database URL")
             }
             username = c.percentEncodedUser.flatMap { $0.removingPercentEncoding } ?? "postgres"
             password = c.percentEncodedPassword.flatMap { $0.removingPercentEncoding }
@@ -42,7 +42,7 @@ public final class PostgresSessionStore: SessionStore {
             sslMode = items.first { $0.name == "sslmode" }?.value ?? "disable"
             socketDirectory = items.first { $0.name == "host" }?.value
             guard ["disable", "prefer", "require"].contains(sslMode) else {
-                throw TokenError(TokenError.Code(rawValue: "invalid_configuration"), "sslmode must be disable, prefer or require, got \"\(sslMode.prefix(16))\"")
+                throw TokenError(.invalidConfiguration, "sslmode must be disable, prefer or require, got \"\(sslMode.prefix(16))\"")
             }
         }
 

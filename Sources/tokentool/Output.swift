@@ -79,7 +79,18 @@ func reportingErrors(json: Bool, _ body: () throws -> Void) throws {
 
 private func reportedJSON(_ error: TokenError) -> ExitCode {
     printJSON(failureJSON(error))
-    return ExitCode(error.code.rejectsToken ? 1 : 2)
+    return error.code.kind.exitCode
+}
+
+extension TokenError.Kind {
+    /// The CLI's exit code for a failure of this class: 1 when a token, code or credential was
+    /// rejected, 2 when nothing was judged (configuration, infrastructure).
+    var exitCode: ExitCode {
+        switch self {
+        case .rejected: ExitCode(1)
+        case .configuration, .infrastructure: ExitCode(2)
+        }
+    }
 }
 
 /// Waits for async work from a synchronous command (only `verify --jwks URL` needs one).

@@ -41,7 +41,7 @@ struct TokenTool: AsyncParsableCommand {
             exit(withError: code)
         } catch let error as TokenError {
             printError("error: \(error.code.rawValue): \(error.message)")
-            exit(withError: ExitCode(error.code.rejectsToken ? 1 : 2))
+            exit(withError: error.code.kind.exitCode)
         } catch {
             if exitCode(for: error) == .success { exit(withError: error) }  // --help, --version
             printError(fullMessage(for: error))

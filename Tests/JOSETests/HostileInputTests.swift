@@ -106,7 +106,7 @@ enum Hostile {
 
     /// Runs `body`, which must throw a TokenError, and returns its code.
     static func code(_ body: () throws -> Void) -> TokenError.Code? {
-        do { try body() } catch let e as TokenError { return e.code } catch { return TokenError.Code(rawValue: "non-token error: \(error)") }
+        do { try body() } catch let e as TokenError { return e.code } catch { return TokenError.Code("non-token error: \(error)", .infrastructure) }
         return nil
     }
 }

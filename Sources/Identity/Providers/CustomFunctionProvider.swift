@@ -1,14 +1,6 @@
 import Foundation
 import JOSE
 
-extension TokenError.Code {
-    /// The app's custom function refused the sign-in (it answered 4xx).
-    public static let customFunctionRefused = TokenError.Code(rawValue: "function_refused")
-    /// The app's custom function could not be reached, timed out, answered 5xx or 3xx, or sent an
-    /// answer that is not `{"id": …}`.
-    public static let customFunctionFailed = TokenError.Code(rawValue: "function_failed")
-}
-
 /// The App Services `custom-function` login: the app's own HTTP function decides who signs in.
 ///
 /// The client's login body (without `provider` and `options`) is POSTed as JSON to the

@@ -1,11 +1,5 @@
 import JOSE
 
-extension TokenError.Code {
-    /// A public client named a live token issued to another client (RFC 7009 §2.2.1
-    /// `unauthorized_client`): the token stays live.
-    public static let unauthorizedClient = TokenError.Code(rawValue: "unauthorized_client")
-}
-
 extension SessionManager {
     /// Who asks for a revocation (RFC 7009 §2.1).
     public enum RevokingClient: Sendable, Hashable {
