@@ -26,7 +26,7 @@ extension TokenError.Code {
     public static let invalidConfiguration = TokenError.Code("invalid_configuration", .configuration)
     /// The app's custom function refused the sign-in (it answered 4xx).
     public static let customFunctionRefused = TokenError.Code("function_refused", .rejected)
-    /// The app's custom function could not be reached, timed out, answered 5xx or 3xx, or sent an
+    /// The app's custom function could not be reached, timed out, answered 3xx or 5xx, or sent an
     /// answer that is not `{"id": …}`.
     public static let customFunctionFailed = TokenError.Code("function_failed", .infrastructure)
 

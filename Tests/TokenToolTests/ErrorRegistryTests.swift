@@ -63,7 +63,8 @@ import Sessions
 
     @Test func docsListOnlyDeclaredCodes() throws {
         let declared = Set(Self.allCodes.map(\.rawValue))
-        let documented = Set(try Self.documentedClasses().keys)
+        // The class table's rows (`| \`rejected\` | … |`) name classes, not codes.
+        let documented = Set(try Self.documentedClasses().keys).subtracting(TokenError.Kind.allCases.map(\.rawValue))
         #if canImport(Sessions)
         #expect(documented.subtracting(declared).isEmpty, "documented but not declared: \(documented.subtracting(declared).sorted())")
         #else
