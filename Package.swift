@@ -162,7 +162,7 @@ if coreOnly {
     ]
     // The error registry test enumerates the codes of every module.
     for target in targets where target.name == "TokenToolTests" {
-        target.dependencies += ["Identity", "Sessions"]
+        target.dependencies += ["Identity", "Sessions", "AuthServer"]
     }
 }
 
