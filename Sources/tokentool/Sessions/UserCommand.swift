@@ -69,6 +69,7 @@ struct UserCommand: AsyncParsableCommand {
                     printJSON(.object([
                         "user_id": .string(userID),
                         "identities": .array(identities.map { .object(["provider": .string($0.provider), "subject": .string($0.subject),
+                                                                     "issuer": $0.issuer.isEmpty ? .null : .string($0.issuer),
                                                                      "email": $0.email.map(JSONValue.string) ?? .null]) }),
                         "sessions": .array(families.map { f in .object([
                             "sid": .string(f.id), "client_id": .string(f.clientID), "created_at": .int(f.createdAt),
@@ -77,7 +78,7 @@ struct UserCommand: AsyncParsableCommand {
                     ]))
                 } else {
                     print("user \(userID)")
-                    for i in identities { print("  identity \(i.provider) \(i.subject)\(i.email.map { " <\($0)>" } ?? "")") }
+                    for i in identities { print("  identity \(i.provider)\(i.issuer.isEmpty ? "" : " (\(i.issuer))") \(i.subject)\(i.email.map { " <\($0)>" } ?? "")") }
                     for f in families {
                         let state = f.revokedAt != nil ? "revoked (\(f.revokeReason ?? "?"))" : (f.isLive(at: Int64(now)) ? "live" : "expired")
                         print("  session \(f.id) \(f.clientID) \(state), ends \(UTCTime.format(Double(min(f.expiresAt, f.idleExpiresAt))))")
