@@ -77,4 +77,19 @@ import AuthServer
         #expect(declared.isSubset(of: documented))
         #endif
     }
+
+    /// Other pages list codes with their exit code (`| \`code\` | 1 | …`): each must agree with the class.
+    @Test func exitCodesOnEveryPageFollowTheClass() throws {
+        let codes = Dictionary(uniqueKeysWithValues: Self.allCodes.map { ($0.rawValue, $0) })
+        let docs = CLI.packageRoot.appendingPathComponent("docs")
+        for name in try FileManager.default.contentsOfDirectory(atPath: docs.path) where name.hasSuffix(".md") {
+            let page = try String(contentsOf: docs.appendingPathComponent(name), encoding: .utf8)
+            for line in page.split(separator: "\n") where line.hasPrefix("| `") {
+                let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard cells.count > 3, let code = codes[cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))],
+                      let exit = Int32(cells[2]) else { continue }
+                #expect(exit == code.kind.exitCode.rawValue, "docs/\(name): \(code) is listed with exit \(exit)")
+            }
+        }
+    }
 }
