@@ -2,7 +2,7 @@ import Foundation
 import JOSE
 import Testing
 
-/// Every example in README.md and docs/{tokens,keys,cli,errors}.md runs.
+/// Every example in README.md and docs/{tokens,keys,cli,errors,server}.md runs.
 ///
 /// Convention: a ```sh block is run by bash (`set -eo pipefail`, stderr merged into stdout), the
 /// blocks of one page in order, in one fresh directory (a `cd` carries over to the next block), with
@@ -12,7 +12,7 @@ import Testing
 /// README's set-up commands) and ```swift are not run here; the Swift example of docs/tokens.md is
 /// compiled and run below, verbatim.
 @Suite struct DocsTests {
-    static let pages = ["README.md", "docs/tokens.md", "docs/keys.md", "docs/cli.md", "docs/errors.md"]
+    static let pages = ["README.md", "docs/tokens.md", "docs/keys.md", "docs/cli.md", "docs/errors.md", "docs/server.md"]
 
     struct Block {
         let language: String
