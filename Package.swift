@@ -5,7 +5,13 @@ import PackageDescription
 // without the network and database dependencies: a one-minute build for crypto work and fuzzing.
 let coreOnly = Context.environment["TOKENTOOL_CORE_ONLY"] == "1"
 
-let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+// Every target: Swift 6, imports internal unless marked `public import` (so no C type reaches a
+// public signature), and `any` spelled out on existentials.
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
+]
 
 var products: [Product] = [
     .library(name: "JOSE", targets: ["JOSE"]),
@@ -20,8 +26,10 @@ var targets: [Target] = [
     .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
     .target(name: "JOSE", dependencies: ["COpenSSL", "CJansson"], swiftSettings: strict),
     .testTarget(name: "JOSETests", dependencies: ["JOSE"], swiftSettings: strict),
+    // The one harness of every test that runs the built tokentool (Tests/CLIHarness).
+    .target(name: "CLIHarness", path: "Tests/CLIHarness", swiftSettings: strict),
     // TokenToolTests runs the built tokentool; it also imports the module to check the verify fast path.
-    .testTarget(name: "TokenToolTests", dependencies: ["JOSE", "tokentool"], swiftSettings: strict),
+    .testTarget(name: "TokenToolTests", dependencies: ["JOSE", "tokentool", "CLIHarness"], swiftSettings: strict),
 ]
 
 if coreOnly {
@@ -36,6 +44,7 @@ if coreOnly {
         .library(name: "Sessions", targets: ["Sessions"]),
         .library(name: "SessionStoreSQLite", targets: ["SessionStoreSQLite"]),
         .library(name: "SessionStorePostgres", targets: ["SessionStorePostgres"]),
+        .library(name: "AuthMiddleware", targets: ["AuthMiddleware"]),
         .library(name: "AuthServer", targets: ["AuthServer"]),
     ]
     dependencies += [
@@ -69,7 +78,16 @@ if coreOnly {
             swiftSettings: strict),
         .target(
             name: "SessionStorePostgres",
-            dependencies: ["Sessions", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["Sessions", "Identity", .product(name: "PostgresNIO", package: "postgres-nio")],
+            swiftSettings: strict),
+        // For resource servers: verifies our access tokens in a Hummingbird app (RFC 9068, RFC 6750).
+        .target(
+            name: "AuthMiddleware",
+            dependencies: [
+                "JOSE", "Identity", "Sessions",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         // The sign-in server (`tokentool serve`): App Services client protocol and OAuth 2.0 on Hummingbird.
         .target(
@@ -109,7 +127,23 @@ if coreOnly {
             dependencies: ["JOSE", "ProviderStandIn"],
             path: "Tests/ProviderStandInTool",
             swiftSettings: strict),
-        .testTarget(name: "IdentityTests", dependencies: ["Identity", "ProviderStandIn", "JOSE"], swiftSettings: strict),
+        .testTarget(name: "IdentityTests", dependencies: ["Identity", "ProviderStandIn", "JOSE", "CLIHarness"], swiftSettings: strict),
+        // The Swift examples of docs/library.md, compiled and run.
+        .testTarget(
+            name: "LibraryDocsTests",
+            dependencies: ["JOSE", "Identity", "Sessions", "SessionStoreSQLite", "ProviderStandIn"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthMiddlewareTests",
+            dependencies: [
+                "AuthMiddleware", "Identity", "Sessions", "SessionStoreSQLite", "JOSE",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "AuthServerTests",
             dependencies: [
@@ -123,9 +157,13 @@ if coreOnly {
             swiftSettings: strict),
         .testTarget(
             name: "SessionsTests",
-            dependencies: ["Sessions", "SessionStoreSQLite", "SessionStorePostgres"],
+            dependencies: ["Sessions", "SessionStoreSQLite", "SessionStorePostgres", "CLIHarness"],
             swiftSettings: strict),
     ]
+    // The error registry test enumerates the codes of every module.
+    for target in targets where target.name == "TokenToolTests" {
+        target.dependencies += ["Identity", "Sessions", "AuthServer"]
+    }
 }
 
 let package = Package(

@@ -1,14 +1,14 @@
 import PostgresNIO
 import Sessions
 
-/// Schema step 4: disabled users, sealed provider tokens, idle users, API keys.
+/// Schema step 5: disabled users, sealed provider tokens, idle users, API keys.
 extension PostgresTransaction {
     func setUserDisabled(id: String, at time: Int64?) async throws -> Bool {
         try await !q("UPDATE users SET disabled_at = \(time) WHERE id = \(id) RETURNING id").isEmpty
     }
 
     func setSealedProviderToken(provider: String, subject: String, sealed: String?) async throws {
-        _ = try await q("UPDATE identities SET sealed_provider_token = \(sealed) WHERE provider = \(provider) AND subject = \(subject)")
+        _ = try await q("UPDATE identities SET sealed_provider_token = \(sealed) WHERE provider = \(provider) AND issuer = '' AND subject = \(subject)")
     }
 
     func idleUsers(onlyProvider provider: String, before: Int64, limit: Int) async throws -> [String] {

@@ -37,30 +37,30 @@ struct PostgresTransaction: SessionStoreTransaction {
 
     func insertIdentity(_ i: IdentityRecord) async throws -> Bool {
         try await !q("""
-            INSERT INTO identities (provider, subject, user_id, email, email_verified, profile, created_at)
-            VALUES (\(i.provider), \(i.subject), \(i.userID), \(i.email), \(i.emailVerified), \(i.profileJSON), \(i.createdAt))
-            ON CONFLICT (provider, subject) DO NOTHING RETURNING provider
+            INSERT INTO identities (provider, issuer, subject, user_id, email, email_verified, profile, created_at)
+            VALUES (\(i.provider), \(i.issuer), \(i.subject), \(i.userID), \(i.email), \(i.emailVerified), \(i.profileJSON), \(i.createdAt))
+            ON CONFLICT (provider, issuer, subject) DO NOTHING RETURNING provider
             """).isEmpty
     }
 
     private static func identity(_ r: PostgresRow) throws -> IdentityRecord {
-        let (provider, subject, userID, email, verified, profile, created, sealed) =
-            try r.decode((String, String, String, String?, Bool, String?, Int64, String?).self)
-        return IdentityRecord(provider: provider, subject: subject, userID: userID, email: email, emailVerified: verified,
+        let (provider, issuer, subject, userID, email, verified, profile, created, sealed) =
+            try r.decode((String, String, String, String, String?, Bool, String?, Int64, String?).self)
+        return IdentityRecord(provider: provider, issuer: issuer, subject: subject, userID: userID, email: email, emailVerified: verified,
                               profileJSON: profile, createdAt: created, sealedProviderToken: sealed)
     }
 
-    func identity(provider: String, subject: String) async throws -> IdentityRecord? {
+    func identity(provider: String, issuer: String, subject: String) async throws -> IdentityRecord? {
         try await q("""
-            SELECT provider, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token FROM identities
-            WHERE provider = \(provider) AND subject = \(subject)
+            SELECT provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token FROM identities
+            WHERE provider = \(provider) AND issuer = \(issuer) AND subject = \(subject)
             """).first.map(Self.identity)
     }
 
     func identities(userID: String) async throws -> [IdentityRecord] {
         try await q("""
-            SELECT provider, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token FROM identities
-            WHERE user_id = \(userID) ORDER BY created_at, provider, subject
+            SELECT provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token FROM identities
+            WHERE user_id = \(userID) ORDER BY created_at, provider, issuer, subject
             """).map(Self.identity)
     }
 
@@ -142,15 +142,38 @@ struct PostgresTransaction: SessionStoreTransaction {
         return PurgeCounts(families: families, refreshTokens: tokens, signingKeys: keys)
     }
 
+    func clearSpentSuccessors(usedBefore time: Int64) async throws -> Int {
+        try await q("""
+            UPDATE refresh_tokens SET sealed_successor = NULL, successor_hash = NULL
+            WHERE used_at IS NOT NULL AND used_at <= \(time) AND sealed_successor IS NOT NULL RETURNING hash
+            """).count
+    }
+
     // MARK: signing keys
 
     func insertSigningKey(_ k: SigningKeyRecord) async throws -> Bool {
         let active: Bool? = k.retiredAt == nil ? true : nil
         return try await !q("""
-            INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, active)
+            INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, active,
+                                      access_token_lifetime, revoked_at)
             VALUES (\(k.keyID), \(k.algorithm), \(k.publicJWK), \(k.privateJWK), \(k.sealed), \(k.createdAt), \(k.retiredAt),
-                    \(k.publishUntil), \(active))
+                    \(k.publishUntil), \(active), \(k.accessTokenLifetime), \(k.revokedAt))
             ON CONFLICT DO NOTHING RETURNING kid
+            """).isEmpty
+    }
+
+    func recordSigningKeyUse(keyID: String, accessTokenLifetime lifetime: Int64) async throws {
+        _ = try await q("""
+            UPDATE signing_keys SET access_token_lifetime = \(lifetime)
+            WHERE kid = \(keyID) AND (access_token_lifetime IS NULL OR access_token_lifetime < \(lifetime))
+            """)
+    }
+
+    func revokeSigningKey(keyID: String, at time: Int64) async throws -> Bool {
+        try await !q("""
+            UPDATE signing_keys SET revoked_at = COALESCE(revoked_at, \(time)), retired_at = COALESCE(retired_at, \(time)),
+              publish_until = LEAST(COALESCE(publish_until, \(time)), \(time)), active = NULL
+            WHERE kid = \(keyID) RETURNING kid
             """).isEmpty
     }
 
@@ -161,20 +184,21 @@ struct PostgresTransaction: SessionStoreTransaction {
     }
 
     private static func key(_ r: PostgresRow) throws -> SigningKeyRecord {
-        let (kid, alg, pub, priv, sealed, created, retired, until) = try r.decode((String, String, String, String, Bool, Int64, Int64?, Int64?).self)
+        let (kid, alg, pub, priv, sealed, created, retired, until, lifetime, revoked) =
+            try r.decode((String, String, String, String, Bool, Int64, Int64?, Int64?, Int64?, Int64?).self)
         return SigningKeyRecord(keyID: kid, algorithm: alg, publicJWK: pub, privateJWK: priv, sealed: sealed, createdAt: created,
-                                retiredAt: retired, publishUntil: until)
+                                retiredAt: retired, publishUntil: until, accessTokenLifetime: lifetime, revokedAt: revoked)
     }
 
     func activeSigningKey() async throws -> SigningKeyRecord? {
-        try await q("SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until FROM signing_keys WHERE active")
+        try await q("SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at FROM signing_keys WHERE active")
             .first.map(Self.key)
     }
 
     func signingKeys() async throws -> [SigningKeyRecord] {
         try await q("""
-            SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until FROM signing_keys
-            ORDER BY created_at, COALESCE(retired_at, 9223372036854775807), kid
+            SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at
+            FROM signing_keys ORDER BY created_at, COALESCE(retired_at, 9223372036854775807), kid
             """).map(Self.key)
     }
 }

@@ -1,14 +1,14 @@
 import SQLiteNIO
 import Sessions
 
-/// Schema step 4: disabled users, sealed provider tokens, idle users, API keys.
+/// Schema step 5: disabled users, sealed provider tokens, idle users, API keys.
 extension SQLiteTransaction {
     func setUserDisabled(id: String, at time: Int64?) async throws -> Bool {
         try await !q("UPDATE users SET disabled_at = ? WHERE id = ? RETURNING id", [.opt(time), .text(id)]).isEmpty
     }
 
     func setSealedProviderToken(provider: String, subject: String, sealed: String?) async throws {
-        _ = try await q("UPDATE identities SET sealed_provider_token = ? WHERE provider = ? AND subject = ?",
+        _ = try await q("UPDATE identities SET sealed_provider_token = ? WHERE provider = ? AND issuer = '' AND subject = ?",
                         [.opt(sealed), .text(provider), .text(subject)])
     }
 

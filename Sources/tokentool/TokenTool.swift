@@ -22,7 +22,7 @@ struct TokenTool: AsyncParsableCommand {
         return list
     }
 
-    /// Exit codes are part of the contract (CLI.md): 0 ok, 1 rejected, 2 usage or configuration.
+    /// Exit codes are part of the contract (docs/cli.md, docs/errors.md): 0 ok, 1 rejected, 2 usage or configuration.
     /// ArgumentParser would exit 64 on usage errors, hence this override.
     static func main() async {
         do {
@@ -41,7 +41,7 @@ struct TokenTool: AsyncParsableCommand {
             exit(withError: code)
         } catch let error as TokenError {
             printError("error: \(error.code.rawValue): \(error.message)")
-            exit(withError: ExitCode(error.code.rejectsToken ? 1 : 2))
+            exit(withError: error.code.kind.exitCode)
         } catch {
             if exitCode(for: error) == .success { exit(withError: error) }  // --help, --version
             printError(fullMessage(for: error))

@@ -79,6 +79,6 @@ import Testing
     @Test func symmetricAlgorithmsAreRefused() {
         var config = SessionConfiguration.test(TestClock())
         config.signingAlgorithm = .hs256
-        #expect(throws: TokenError(TokenError.Code(rawValue: "invalid_configuration"), "")) { try config.validate() }
+        #expect(throws: TokenError(.invalidConfiguration, "")) { try config.validate() }
     }
 }

@@ -1,10 +1,6 @@
 import Foundation
+import Identity
 import JOSE
-
-extension TokenError.Code {
-    // Shared with Sessions and Identity; internal here too so that no two public declarations clash.
-    static let invalidConfiguration = TokenError.Code(rawValue: "invalid_configuration")
-}
 
 /// Reads one JSON object of the config strictly: every member must be read by the time
 /// ``finish()`` runs, or the first unread one is reported as `PATH: unknown member`.

@@ -4,53 +4,77 @@
 /// `error.code`, never on the wording. Messages are lower-case, have no trailing period and never
 /// contain token, key or secret bytes.
 public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// A stable error code. New codes may be added; a shipped code is never renamed.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The class of a failure, from which every caller derives its own answer: the CLI's exit
+    /// code (``rejected`` → 1, the others → 2), a server's HTTP status.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// The token, code, credential or request was judged and refused.
+        case rejected
+        /// Nothing was judged: a key, a file, a flag or the configuration is unusable.
+        case configuration
+        /// Nothing was judged: a provider, the store or a C library failed through no fault of the input.
+        case infrastructure
+    }
+
+    /// A stable error code with its ``Kind``. New codes may be added; a shipped code is never renamed.
+    ///
+    /// Each code is declared once, as a static constant in the module that mints it, and listed in
+    /// that module's array (``joseCodes`` here; `identityCodes`, `sessionsCodes` in the modules
+    /// above). Two codes are equal when their raw values are.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The snake_case word the CLI prints and scripts match on.
         public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The class of failure the code belongs to.
+        public let kind: Kind
+
+        /// Declares a code; call it once per code, in the module that mints it.
+        public init(_ rawValue: String, _ kind: Kind) {
+            self.rawValue = rawValue
+            self.kind = kind
+        }
+
         public var description: String { rawValue }
+        public static func == (a: Code, b: Code) -> Bool { a.rawValue == b.rawValue }
+        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+        /// `true` when the error rejects a token, code or credential (``Kind/rejected``);
+        /// `false` for configuration, key and infrastructure errors.
+        public var rejectsToken: Bool { kind == .rejected }
 
         /// The token is not a well-formed compact JWS/JWT, or exceeds a size limit.
-        public static let malformed = Code(rawValue: "malformed")
+        public static let malformed = Code("malformed", .rejected)
         /// The header names an algorithm TokenTool never accepts (`none`, unknown names).
-        public static let unsupportedAlgorithm = Code(rawValue: "unsupported_algorithm")
+        public static let unsupportedAlgorithm = Code("unsupported_algorithm", .rejected)
         /// The algorithm is real, but the selected key (or the caller) does not allow it.
-        public static let algorithmNotAllowed = Code(rawValue: "algorithm_not_allowed")
+        public static let algorithmNotAllowed = Code("algorithm_not_allowed", .rejected)
         /// No trusted key matches the token's `kid` (or no key can verify the algorithm).
-        public static let keyNotFound = Code(rawValue: "key_not_found")
+        public static let keyNotFound = Code("key_not_found", .rejected)
         /// The signature or MAC does not verify.
-        public static let invalidSignature = Code(rawValue: "invalid_signature")
+        public static let invalidSignature = Code("invalid_signature", .rejected)
         /// `exp` is at or before now (minus leeway).
-        public static let expired = Code(rawValue: "expired")
+        public static let expired = Code("expired", .rejected)
         /// `nbf` is after now (plus leeway).
-        public static let notYetValid = Code(rawValue: "not_yet_valid")
+        public static let notYetValid = Code("not_yet_valid", .rejected)
         /// `iss` is not one of the accepted issuers.
-        public static let invalidIssuer = Code(rawValue: "invalid_issuer")
+        public static let invalidIssuer = Code("invalid_issuer", .rejected)
         /// `aud` does not contain any accepted audience.
-        public static let invalidAudience = Code(rawValue: "invalid_audience")
+        public static let invalidAudience = Code("invalid_audience", .rejected)
         /// A required claim is absent.
-        public static let missingClaim = Code(rawValue: "missing_claim")
+        public static let missingClaim = Code("missing_claim", .rejected)
         /// A claim has the wrong type or an unacceptable value (including `iat` in the future).
-        public static let invalidClaim = Code(rawValue: "invalid_claim")
+        public static let invalidClaim = Code("invalid_claim", .rejected)
         /// A key could not be read or is refused by policy (too short, wrong curve, …).
-        public static let invalidKey = Code(rawValue: "invalid_key")
+        public static let invalidKey = Code("invalid_key", .configuration)
         /// Input other than a token (a file, a flag value, JSON) is unusable.
-        public static let invalidInput = Code(rawValue: "invalid_input")
+        public static let invalidInput = Code("invalid_input", .configuration)
         /// An OpenSSL or jansson call failed for a reason that is not the input's fault.
-        public static let internalError = Code(rawValue: "internal_error")
+        public static let internalError = Code("internal_error", .infrastructure)
 
-        /// Codes that do not mean "this token or credential was rejected": configuration,
-        /// keys, input files, infrastructure. The CLI exits 2 for these, 1 for the rest.
-        public static let configurationCodes: Set<String> = [
-            "invalid_key", "invalid_input", "internal_error",
-            // Identity and Sessions configuration/infrastructure codes:
-            "provider_unavailable", "store_unavailable", "store_too_new", "invalid_configuration",
-            "invalid_client", "redirect_uri_mismatch",
+        /// Every code the JOSE module mints.
+        public static let joseCodes: [Code] = [
+            .malformed, .unsupportedAlgorithm, .algorithmNotAllowed, .keyNotFound, .invalidSignature,
+            .expired, .notYetValid, .invalidIssuer, .invalidAudience, .missingClaim, .invalidClaim,
+            .invalidKey, .invalidInput, .internalError,
         ]
-
-        /// `true` when the error rejects a token, code or credential (CLI exit 1);
-        /// `false` for configuration, key and infrastructure errors (CLI exit 2).
-        public var rejectsToken: Bool { !Self.configurationCodes.contains(rawValue) }
     }
 
     /// The stable code; the CLI prints it verbatim.

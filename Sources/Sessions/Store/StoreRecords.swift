@@ -18,9 +18,11 @@ public struct UserRecord: Sendable, Hashable {
     }
 }
 
-/// One identity (provider, subject) of a user; `(provider, subject)` is unique across users.
+/// One identity (provider, issuer, subject) of a user, unique across users.
 public struct IdentityRecord: Sendable, Hashable {
     public var provider: String
+    /// A custom provider's verified issuer; empty for the built-in providers.
+    public var issuer: String
     public var subject: String
     public var userID: String
     public var email: String?
@@ -32,9 +34,10 @@ public struct IdentityRecord: Sendable, Hashable {
     /// under the master key; `nil` when there is none.
     public var sealedProviderToken: String?
 
-    public init(provider: String, subject: String, userID: String, email: String? = nil, emailVerified: Bool = false,
+    public init(provider: String, issuer: String = "", subject: String, userID: String, email: String? = nil, emailVerified: Bool = false,
                 profileJSON: String? = nil, createdAt: Int64, sealedProviderToken: String? = nil) {
         self.provider = provider
+        self.issuer = issuer
         self.subject = subject
         self.userID = userID
         self.email = email
@@ -126,9 +129,14 @@ public struct SigningKeyRecord: Sendable, Hashable {
     public var retiredAt: Int64?
     /// A retired key stays in the JWKS until this time (its last token's expiry).
     public var publishUntil: Int64?
+    /// The longest access-token lifetime this key signed with (seconds): its retirement window.
+    /// `nil` for keys made before it was recorded.
+    public var accessTokenLifetime: Int64?
+    /// When the key was revoked (compromised): out of the JWKS at once, its tokens refused.
+    public var revokedAt: Int64?
 
     public init(keyID: String, algorithm: String, publicJWK: String, privateJWK: String, sealed: Bool, createdAt: Int64,
-                retiredAt: Int64? = nil, publishUntil: Int64? = nil) {
+                retiredAt: Int64? = nil, publishUntil: Int64? = nil, accessTokenLifetime: Int64? = nil, revokedAt: Int64? = nil) {
         self.keyID = keyID
         self.algorithm = algorithm
         self.publicJWK = publicJWK
@@ -137,6 +145,8 @@ public struct SigningKeyRecord: Sendable, Hashable {
         self.createdAt = createdAt
         self.retiredAt = retiredAt
         self.publishUntil = publishUntil
+        self.accessTokenLifetime = accessTokenLifetime
+        self.revokedAt = revokedAt
     }
 
     /// `true` for the key that signs new tokens.
@@ -144,7 +154,7 @@ public struct SigningKeyRecord: Sendable, Hashable {
 
     /// `true` while the key belongs in the published JWKS.
     public func isPublished(at now: Int64) -> Bool {
-        retiredAt == nil || (publishUntil ?? 0) > now
+        revokedAt == nil && (retiredAt == nil || (publishUntil ?? 0) > now)
     }
 }
 
@@ -153,11 +163,14 @@ public struct PurgeCounts: Sendable, Hashable {
     public var families: Int
     public var refreshTokens: Int
     public var signingKeys: Int
+    /// Spent refresh tokens whose sealed successor was erased (past the grace interval).
+    public var spentSuccessors: Int
 
-    public init(families: Int, refreshTokens: Int, signingKeys: Int) {
+    public init(families: Int, refreshTokens: Int, signingKeys: Int, spentSuccessors: Int = 0) {
         self.families = families
         self.refreshTokens = refreshTokens
         self.signingKeys = signingKeys
+        self.spentSuccessors = spentSuccessors
     }
 }
 

@@ -21,9 +21,11 @@ extension SessionManager {
                                   expiresAt: now + configuration.refreshAbsoluteLifetime,
                                   idleExpiresAt: now + min(configuration.refreshIdleLifetime, configuration.refreshAbsoluteLifetime),
                                   lastUsedAt: now, device: device)
+        let keyRing = self.keyRing
         try await store.transaction { tx in
             guard let user = try await tx.user(id: userID) else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
             guard user.disabledAt == nil else { throw TokenError(.userDisabled, "the user is disabled") }
+            try await keyRing.recordUse(of: key, in: tx)
             try await tx.insertFamily(family)
             try await tx.insertRefreshToken(RefreshTokenRecord(hash: RefreshToken.hash(refresh), familyID: family.id, createdAt: now))
         }

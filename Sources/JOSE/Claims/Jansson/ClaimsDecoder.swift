@@ -12,7 +12,7 @@ struct ClaimsDecoder {
         do {
             return try JanssonDecoding(node: doc.root, path: [], owner: doc).decodeValue(T.self)
         } catch let e as DecodingError {
-            let (path, reason): ([CodingKey], String)
+            let (path, reason): ([any CodingKey], String)
             switch e {
             case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):
                 (path, reason) = (c.codingPath, c.debugDescription)
@@ -32,11 +32,11 @@ struct ClaimsDecoder {
 
 private struct JanssonDecoding: Decoder, SingleValueDecodingContainer {
     let node: UnsafeMutablePointer<json_t>
-    let codingPath: [CodingKey]
+    let codingPath: [any CodingKey]
     let owner: JSONDocument
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(node: UnsafeMutablePointer<json_t>, path: [CodingKey], owner: JSONDocument) {
+    init(node: UnsafeMutablePointer<json_t>, path: [any CodingKey], owner: JSONDocument) {
         self.node = node
         self.codingPath = path
         self.owner = owner
@@ -53,11 +53,11 @@ private struct JanssonDecoding: Decoder, SingleValueDecodingContainer {
         guard type == JSON_OBJECT.rawValue else { throw mismatch([String: Any].self) }
         return KeyedDecodingContainer(Keyed<Key>(node: node, codingPath: codingPath, owner: owner))
     }
-    func unkeyedContainer() throws -> UnkeyedDecodingContainer {
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard type == JSON_ARRAY.rawValue else { throw mismatch([Any].self) }
         return Unkeyed(node: node, codingPath: codingPath, owner: owner)
     }
-    func singleValueContainer() throws -> SingleValueDecodingContainer { self }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
     func decodeNil() -> Bool { type == JSON_NULL.rawValue }
     func decode(_: Bool.Type) throws -> Bool {
@@ -120,7 +120,7 @@ private struct JanssonDecoding: Decoder, SingleValueDecodingContainer {
 
 private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let node: UnsafeMutablePointer<json_t>
-    let codingPath: [CodingKey]
+    let codingPath: [any CodingKey]
     let owner: JSONDocument
 
     var allKeys: [Key] {
@@ -161,9 +161,9 @@ private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func nestedContainer<NestedKey: CodingKey>(keyedBy: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         try child(key).container(keyedBy: NestedKey.self)
     }
-    func nestedUnkeyedContainer(forKey key: Key) throws -> UnkeyedDecodingContainer { try child(key).unkeyedContainer() }
-    func superDecoder() throws -> Decoder { JanssonDecoding(node: node, path: codingPath, owner: owner) }
-    func superDecoder(forKey key: Key) throws -> Decoder { try child(key) }
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try child(key).unkeyedContainer() }
+    func superDecoder() throws -> any Decoder { JanssonDecoding(node: node, path: codingPath, owner: owner) }
+    func superDecoder(forKey key: Key) throws -> any Decoder { try child(key) }
 }
 
 private struct IndexKey: CodingKey {
@@ -176,13 +176,13 @@ private struct IndexKey: CodingKey {
 
 private struct Unkeyed: UnkeyedDecodingContainer {
     let node: UnsafeMutablePointer<json_t>
-    let codingPath: [CodingKey]
+    let codingPath: [any CodingKey]
     let owner: JSONDocument
     var currentIndex = 0
     var count: Int? { json_array_size(node) }
     var isAtEnd: Bool { currentIndex >= json_array_size(node) }
 
-    init(node: UnsafeMutablePointer<json_t>, codingPath: [CodingKey], owner: JSONDocument) {
+    init(node: UnsafeMutablePointer<json_t>, codingPath: [any CodingKey], owner: JSONDocument) {
         self.node = node
         self.codingPath = codingPath
         self.owner = owner
@@ -205,6 +205,6 @@ private struct Unkeyed: UnkeyedDecodingContainer {
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         try next().container(keyedBy: NestedKey.self)
     }
-    mutating func nestedUnkeyedContainer() throws -> UnkeyedDecodingContainer { try next().unkeyedContainer() }
-    mutating func superDecoder() throws -> Decoder { try next() }
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }
+    mutating func superDecoder() throws -> any Decoder { try next() }
 }

@@ -2,8 +2,8 @@ internal import CJansson
 
 /// FOR BENCHMARKING ONLY (`tokentool bench`, the `raw-decode` row): jansson alone on a token's
 /// header and claims: `json_loadb` with the flags JOSE parses with (duplicate names rejected),
-/// then `json_decref`, and nothing else: no limits pre-scan, no base64url, no Swift values. Issue 2
-/// fixes jansson as the parser of headers and claims, so this is the floor under every decode
+/// then `json_decref`, and nothing else: no limits pre-scan, no base64url, no Swift values. Jansson is
+/// the parser of headers and claims by design (docs/architecture.md), so this is the floor under every decode
 /// and every verify, the way `raw-verify` is the floor of the signature check.
 @_spi(Benchmark)
 public struct RawJSONParse: Sendable {

@@ -121,6 +121,15 @@ final class JSONDocument: @unchecked Sendable {
         return p.withMemoryRebound(to: UInt8.self, capacity: n) { String(decoding: UnsafeBufferPointer(start: $0, count: n), as: UTF8.self) }
     }
 
+    /// The value when `j` is `true` or `false`, else `nil`.
+    static func bool(_ j: UnsafeMutablePointer<json_t>) -> Bool? {
+        switch UInt32(ctk_json_typeof(j)) {
+        case JSON_TRUE.rawValue: true
+        case JSON_FALSE.rawValue: false
+        default: nil
+        }
+    }
+
     /// Compares a jansson string with `expected` without creating a Swift String.
     static func stringEquals(_ j: UnsafeMutablePointer<json_t>, _ expected: String) -> Bool {
         guard ctk_json_typeof(j) == Int32(JSON_STRING.rawValue), let p = json_string_value(j) else { return false }

@@ -1,0 +1,80 @@
+import ArgumentParser
+import CLIHarness
+import Foundation
+import JOSE
+import Testing
+@testable import tokentool
+#if canImport(Sessions)
+import Identity
+import Sessions
+#endif
+#if canImport(AuthServer)
+import AuthServer
+#endif
+
+/// The error registry: every code each module declares has a class, a CLI exit code and a row in
+/// docs/errors.md that states the same class; and docs/errors.md lists no code the modules lack.
+@Suite struct ErrorRegistryTests {
+    /// Every code of every module this build has (the core-only build has JOSE's alone).
+    static let allCodes: [TokenError.Code] = {
+        var codes = TokenError.Code.joseCodes
+        #if canImport(Sessions)
+        codes += TokenError.Code.identityCodes + TokenError.Code.sessionsCodes
+        #endif
+        #if canImport(AuthServer)
+        codes += TokenError.Code.authServerCodes
+        #endif
+        return codes
+    }()
+
+    /// `| \`code\` | class | …` rows of docs/errors.md: code → class as written.
+    static func documentedClasses() throws -> [String: String] {
+        let page = try String(contentsOf: CLI.packageRoot.appendingPathComponent("docs/errors.md"), encoding: .utf8)
+        var rows: [String: String] = [:]
+        for line in page.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let name = cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            // The table of the classes themselves is not a table of codes.
+            guard cells.count > 3, TokenError.Kind(rawValue: name) == nil else { continue }
+            rows[name] = cells[2]
+        }
+        return rows
+    }
+
+    @Test func eachCodeIsDeclaredOnce() {
+        let names = Self.allCodes.map(\.rawValue)
+        #expect(Set(names).count == names.count, "declared twice: \(names.filter { n in names.filter { $0 == n }.count > 1 })")
+    }
+
+    @Test(arguments: allCodes) func codeIsSnakeCase(_ code: TokenError.Code) {
+        #expect(code.rawValue.allSatisfy { ("a"..."z").contains($0) || $0 == "_" } && !code.rawValue.isEmpty, "\(code)")
+    }
+
+    /// The CLI contract: 1 when something was judged and refused, 2 when nothing was judged.
+    @Test func exitCodeFollowsClass() {
+        #expect(TokenError.Kind.rejected.exitCode == ExitCode(1))
+        #expect(TokenError.Kind.configuration.exitCode == ExitCode(2))
+        #expect(TokenError.Kind.infrastructure.exitCode == ExitCode(2))
+        #expect(TokenError.Kind.allCases.count == 3, "a new class needs its exit code")
+    }
+
+    @Test(arguments: allCodes) func codeIsDocumentedWithItsClass(_ code: TokenError.Code) throws {
+        let documented = try Self.documentedClasses()
+        #expect(documented[code.rawValue] != nil, "docs/errors.md has no row for \(code)")
+        if let written = documented[code.rawValue] {
+            #expect(written == code.kind.rawValue, "docs/errors.md says \(code) is \(written)")
+        }
+        #expect(code.rejectsToken == (code.kind == .rejected))
+    }
+
+    @Test func docsListOnlyDeclaredCodes() throws {
+        let declared = Set(Self.allCodes.map(\.rawValue))
+        // The class table's rows (`| \`rejected\` | … |`) name classes, not codes.
+        let documented = Set(try Self.documentedClasses().keys).subtracting(TokenError.Kind.allCases.map(\.rawValue))
+        #if canImport(Sessions)
+        #expect(documented.subtracting(declared).isEmpty, "documented but not declared: \(documented.subtracting(declared).sorted())")
+        #else
+        #expect(declared.isSubset(of: documented))
+        #endif
+    }
+}
