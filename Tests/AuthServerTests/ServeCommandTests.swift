@@ -1,6 +1,7 @@
 import Foundation
 import JOSE
 import Testing
+@testable import Sessions
 
 /// The `tokentool serve` binary: the listening line, SIGTERM, exit 2 on a bad config, the master key.
 @Suite("tokentool serve", .serialized)
@@ -51,5 +52,45 @@ struct ServeCommandTests {
         let serve = try ServeProcess(["--config", dir + "/server.json"], directory: dir)
         #expect(try await serve.exitStatus() == 2)
         #expect(serve.stderr.contains("master_key_file"))
+    }
+}
+
+@Suite("tokentool user disable|enable")
+struct UserDisableCommandTests {
+    @Test("disable sets the user's disabled time in the store, enable clears it; an unknown user exits 1", arguments: StoreKind.available)
+    func disableEnable(kind: StoreKind) async throws {
+        try await Harness.withStore(kind) { t in
+            var config = SessionConfiguration(issuer: "https://auth.test", audience: "myapp")
+            config.masterKey = [UInt8](repeating: 7, count: 32)
+            let sessions = SessionManager(store: t.store, configuration: config)
+            let (user, _) = try await sessions.ensureUser(id: "alice")
+            #expect(user.disabledAt == nil)
+            var env = ProcessInfo.processInfo.environment
+            env["TOKENTOOL_STORE"] = nil
+            env["TOKENTOOL_MASTER_KEY_FILE"] = nil
+            let disabled = try await runProcess(ServeProcess.binary, ["user", "disable", "alice", "--store", t.location, "--json"], environment: env)
+            #expect(disabled.status == 0, "\(disabled.stderr)")
+            #expect(try JSONValue(parsing: disabled.stdout) == .object(["disabled": true, "user_id": "alice"]))
+            #expect(try await sessions.user(id: "alice")?.disabledAt != nil)
+            let enabled = try await runProcess(ServeProcess.binary, ["user", "enable", "alice", "--store", t.location], environment: env)
+            #expect(enabled.status == 0 && enabled.stdout == "enabled user alice\n")
+            #expect(try await sessions.user(id: "alice")?.disabledAt == nil)
+            let unknown = try await runProcess(ServeProcess.binary, ["user", "disable", "bob", "--store", t.location], environment: env)
+            #expect(unknown.status == 1 && unknown.stderr.contains("user_not_found"))
+        }
+    }
+}
+
+@Suite("scripts/demo-server.sh")
+struct DemoServerScriptTests {
+    @Test("starts the server, signs in, reads the profile, refreshes, logs out, stops it")
+    func demo() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let r = try await runProcess("/bin/bash", [root.path + "/scripts/demo-server.sh", ServeProcess.binary])
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        for expected in ["listening on http://127.0.0.1:", "\"deployment_model\":\"GLOBAL\"", "\"type\":\"normal\"", "\n201\n", "\n204\n",
+                         "\"error_code\":\"InvalidSession\"", "exit status 0"] {
+            #expect(r.stdout.contains(expected), "\(expected)")
+        }
     }
 }

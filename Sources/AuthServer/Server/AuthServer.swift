@@ -31,6 +31,8 @@ public struct AuthServer: Sendable {
     let transport: AsyncHTTPClientTransport
     let metrics: ServerMetrics
     let logger: Logger
+    /// Revocations and webhooks after a response, run by a service of the server's group.
+    let background: BackgroundQueue
 
     /// An app with its session manager.
     public struct AppRuntime: Sendable {
@@ -65,7 +67,7 @@ public struct AuthServer: Sendable {
             }
             if let first = apps.values.first { _ = try await first.sessions.keyRing.activeKey() }
             return AuthServer(config: config, store: store, apps: apps, createdMasterKeyFile: created, providers: providers,
-                              transport: transport, metrics: ServerMetrics(), logger: logger)
+                              transport: transport, metrics: ServerMetrics(), logger: logger, background: BackgroundQueue(logger: logger))
         } catch {
             try? await store.close()
             try? await transport.shutdown()
@@ -101,8 +103,8 @@ public struct AuthServer: Sendable {
 
     /// Background work, stopped with the server.
     func backgroundServices() -> [any Service] {
-        guard let first = apps.values.first else { return [] }
-        return [Sweeper(sessions: first.sessions, logger: logger)]
+        guard let first = apps.values.first else { return [background] }
+        return [Sweeper(sessions: first.sessions, logger: logger), background]
     }
 
     /// Runs until SIGTERM or SIGINT (in-flight requests get up to 10 s), then closes the store.
