@@ -69,6 +69,9 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
     public let keys: KeySource
     /// The RFC 9068 checks.
     public let options: VerifierOptions
+    /// The keys and checks, with the verified-token cache: a token seen before costs a lookup
+    /// and the exp/nbf comparison, not a signature.
+    private let verifier: CachingVerifier
 
     /// Verifies against a remote JWKS (normally the server's `/.well-known/jwks.json`), cached
     /// and refetched on an unknown `kid` as ``RemoteJWKS`` does.
@@ -84,6 +87,7 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
     public init(keys: KeySource, issuer: String, audience: String, leeway: TimeInterval = 60, clock: TokenClock = .system) {
         self.keys = keys
         self.options = AccessTokenVerifier.options(issuer: issuer, audiences: [audience], leeway: leeway, clock: clock)
+        self.verifier = CachingVerifier(source: keys, options: options)
     }
 
     public func handle(_ request: Request, context: Context,
@@ -98,7 +102,7 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
     func verify(request: Request, logger: Logger) async throws -> VerifiedAccess {
         let token = try BearerCredentials.token(in: request.headers[values: .authorization])
         do {
-            let verified = try await keys.verify(token, options: options)
+            let verified = try await verifier.verify(token)
             // RFC 9068 tokens of this server always name their key; a token without one is not ours.
             guard let keyID = verified.header.keyID, verified.keyID == keyID else {
                 throw TokenError(.invalidInput, "access token header has no kid")

@@ -13,6 +13,7 @@ public struct KeyRing: Sendable {
     public let store: any SessionStore
     public let configuration: SessionConfiguration
     private let cache = SignerCache()
+    private let published = PublishedKeysCache()
 
     public init(store: any SessionStore, configuration: SessionConfiguration) {
         self.store = store
@@ -54,6 +55,7 @@ public struct KeyRing: Sendable {
                 throw TokenError(.storeUnavailable, "another key became active during the rotation")
             }
         }
+        published.reset()
         return Self.info(record)
     }
 
@@ -91,6 +93,7 @@ public struct KeyRing: Sendable {
             return true
         }
         cache.remove(keyID)
+        published.reset()
         return replaced ? Self.info(replacement) : nil
     }
 
@@ -115,6 +118,21 @@ public struct KeyRing: Sendable {
         let records = try await store.transaction { tx in try await tx.signingKeys() }
         // Newest first, so the active key leads.
         return try JWKSet(keys: records.filter { $0.isPublished(at: now) }.reversed().map { try JWK(json: $0.publicJWK) })
+    }
+
+    /// A verifier of this ring's access tokens with `options`, over the published keys, with the
+    /// verified-token cache. The keys are read from the store at most once per
+    /// ``SessionConfiguration/publishedKeysCacheSeconds`` (and at once after a rotation or
+    /// revocation in this process), so a key revoked by another process stops verifying here
+    /// within that time; each new key set starts an empty token cache.
+    /// - Throws: as ``jwks()``.
+    func accessTokenVerifier(options: VerifierOptions, audiences: Set<String>) async throws -> JWTVerifier {
+        let ttl = configuration.publishedKeysCacheSeconds
+        if ttl > 0, let v = published.verifier(audiences: audiences, maxAge: ttl) { return v }
+        let keys = try await jwks()
+        let verifier = JWTVerifier(keys: keys, options: options, cache: ttl > 0 ? VerifiedTokenCacheLimits() : nil)
+        if ttl > 0 { published.install(verifier, audiences: audiences) }
+        return verifier
     }
 
     /// A signer for `record` (parsed once per process and key id).
@@ -187,4 +205,33 @@ final class SignerCache: @unchecked Sendable {
     func get(_ kid: String) -> JWTSigner? { lock.withLock { signers[kid] } }
     func put(_ kid: String, _ signer: JWTSigner) { lock.withLock { signers[kid] = signer } }
     func remove(_ kid: String) { lock.withLock { _ = signers.removeValue(forKey: kid) } }
+}
+
+/// The published keys' verifiers by audience set, each with its verified-token cache, and when
+/// they were read. A reference type shared by copies of one ``KeyRing``.
+final class PublishedKeysCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var readAt: ContinuousClock.Instant? = nil
+    private var verifiers: [Set<String>: JWTVerifier] = [:]
+
+    /// The verifier for `audiences` if the keys behind it were read less than `maxAge` seconds ago.
+    func verifier(audiences: Set<String>, maxAge: Double) -> JWTVerifier? {
+        lock.withLock {
+            guard let readAt, readAt.duration(to: .now) < .milliseconds(Int64(maxAge * 1000)) else {
+                verifiers.removeAll()
+                return nil
+            }
+            return verifiers[audiences]
+        }
+    }
+
+    /// Keeps `verifier` (over keys read now) for `audiences`.
+    func install(_ verifier: JWTVerifier, audiences: Set<String>) {
+        lock.withLock {
+            if readAt == nil || verifiers.isEmpty { readAt = .now }
+            verifiers[audiences] = verifier
+        }
+    }
+
+    func reset() { lock.withLock { readAt = nil; verifiers.removeAll() } }
 }

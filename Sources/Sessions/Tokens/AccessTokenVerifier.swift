@@ -52,7 +52,8 @@ extension SessionManager {
         let options = AccessTokenVerifier.options(issuer: configuration.issuer,
                                                   audiences: audiences.isEmpty ? [configuration.audience] : audiences,
                                                   leeway: TimeInterval(configuration.leeway), clock: configuration.clock)
-        let claims = try AccessTokenClaims(JWTVerifier(keys: try await keyRing.jwks(), options: options).verify(token).claims)
+        let verifier = try await keyRing.accessTokenVerifier(options: options, audiences: options.audiences)
+        let claims = try AccessTokenClaims(verifier.verify(token).claims)
         if checkSession {
             guard let sid = claims.sessionID else { throw TokenError(.missingClaim, "access token has no sid to check", claim: "sid") }
             let now = configuration.now
