@@ -32,6 +32,35 @@ import Testing
         }
     }
 
+    /// A revocation by another process (another manager on the same store) reaches this one's
+    /// cached published keys within `publishedKeysCacheSeconds`; with 0 at once.
+    @Test(arguments: StoreKind.available)
+    func aRevocationElsewhereReachesCachedVerifiersWithinTheirTTL(kind: StoreKind) async throws {
+        try await Harness.withStore(kind) { t in
+            let clock = TestClock()
+            var config = SessionConfiguration.test(clock)
+            config.publishedKeysCacheSeconds = 0.3
+            let server = SessionManager(store: t.store, configuration: config)
+            let operator_ = Conformance.manager(t.store, clock)
+            _ = try await server.ensureUser(id: "carol")
+            let pair = try await server.issueTokens(userID: "carol")
+            let kid = try #require(try UnverifiedToken(pair.accessToken).header?.keyID)
+            _ = try await server.verifyAccessToken(pair.accessToken)
+            _ = try await server.verifyAccessToken(pair.accessToken)  // from the cache
+            _ = try await operator_.keyRing.revoke(keyID: kid)
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(await Conformance.code { try await server.verifyAccessToken(pair.accessToken, checkSession: false) } == "key_not_found")
+
+            var uncached = config
+            uncached.publishedKeysCacheSeconds = 0
+            let other = SessionManager(store: t.store, configuration: uncached)
+            let next = try await other.issueTokens(userID: "carol")
+            _ = try await other.verifyAccessToken(next.accessToken)
+            _ = try await operator_.keyRing.revoke(keyID: try #require(try UnverifiedToken(next.accessToken).header?.keyID))
+            #expect(await Conformance.code { try await other.verifyAccessToken(next.accessToken, checkSession: false) } == "key_not_found")
+        }
+    }
+
     /// The retirement window is the lifetime the key signed with, not the rotating process's.
     @Test(arguments: StoreKind.available)
     func retirementUsesTheRecordedLifetime(kind: StoreKind) async throws {

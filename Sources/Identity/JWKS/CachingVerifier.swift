@@ -25,6 +25,9 @@ public final class CachingVerifier: Sendable {
         self.limits = limits
     }
 
+    /// The cache of the current key set (`nil` before the first verification).
+    public var cache: VerifiedTokenCache? { current.withLock { $0?.verifier.cache } }
+
     /// Verifies the signature and the claims (from the cache when it holds `token`).
     /// - Throws: JOSE's token codes; `provider_unavailable` when a remote JWKS cannot be had.
     public func verify(_ token: String) async throws -> VerifiedToken<ClaimSet> {
