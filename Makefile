@@ -6,8 +6,11 @@
 SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
-# openssl (the command line) and python3 joserfc are the independent implementations the interop tests use.
-APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind python3-pip
+# openssl (the command line) and python3 joserfc are the independent implementations the interop tests use;
+# curl and jq run the server examples of docs/server.md and the demo.
+APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind python3-pip curl jq
+# joserfc: the interop tests' independent JOSE; authlib: a real OAuth 2.0 client against tokentool serve.
+PY_PACKAGES := joserfc authlib
 BIN := .build/debug/tokentool
 
 # The release tokentool (docs/performance.md, "Start-up"), built so that the loader has little to
@@ -27,9 +30,9 @@ deps:
 	  echo "installing:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@python3 -c 'import joserfc' 2>/dev/null || { echo "installing: joserfc (PyPI)"; \
-	  python3 -m pip install -q --disable-pip-version-check joserfc 2>/dev/null || \
-	  python3 -m pip install -q --disable-pip-version-check --break-system-packages joserfc; }
+	@for m in $(PY_PACKAGES); do python3 -c "import $$m" 2>/dev/null && continue; echo "installing: $$m (PyPI)"; \
+	  python3 -m pip install -q --disable-pip-version-check $$m 2>/dev/null || \
+	  python3 -m pip install -q --disable-pip-version-check --break-system-packages $$m; done
 
 build: deps
 	$(SWIFT) build
@@ -50,12 +53,16 @@ release-smoke: deps $(STATIC_CXX)
 demo: build
 	@scripts/demo.sh $(BIN)
 
-# CI=1: the PostgreSQL half of the store suite fails (not skips) when PostgreSQL is missing.
+# The whole suite runs once, built with AddressSanitizer/LeakSanitizer (scripts/check-memory.sh asan):
+# one build of the package instead of a plain one and a sanitizer one. CI=1: the PostgreSQL half of the
+# store and server suites fails (not skips) when PostgreSQL is missing. valgrind runs over the core
+# tokentool (TOKENTOOL_CORE_ONLY, its own scratch path), which holds every command it exercises.
 test: deps
 	@scripts/ensure-postgres.sh
-	$(SWIFT) build --build-tests
-	CI=1 $(SWIFT) test --skip-build
-	$(MAKE) --no-print-directory fuzz-smoke check-memory release-smoke
+	CI=1 scripts/check-memory.sh asan
+	$(MAKE) --no-print-directory fuzz-smoke
+	scripts/check-memory.sh valgrind
+	$(MAKE) --no-print-directory release-smoke
 
 # Benchmarks (see docs/performance.md): a release build of the core, then every algorithm beside raw OpenSSL.
 bench: deps $(STATIC_CXX)

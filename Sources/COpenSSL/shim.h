@@ -16,6 +16,8 @@
 #include <openssl/ec.h>
 #include <openssl/rsa.h>
 #include <openssl/bio.h>
+#include <openssl/kdf.h>
+#include <stdint.h>
 
 /* EVP_PKEY_Q_keygen is variadic in C. */
 static inline EVP_PKEY *ctk_keygen_rsa(unsigned int bits) {
@@ -33,5 +35,27 @@ static inline long ctk_bio_mem_data(BIO *bio, char **out) { return BIO_get_mem_d
 /* Selection macros are compound expressions in C. */
 static inline int ctk_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
 static inline int ctk_selection_keypair(void) { return EVP_PKEY_KEYPAIR; }
+/* scrypt (RFC 7914) through EVP_KDF. In C because OSSL_PARAM keeps pointers to its key names:
+   here they are static string literals, where Swift would pass temporaries. 1 on success. */
+static inline int ctk_scrypt(const unsigned char *pass, size_t pass_len, const unsigned char *salt, size_t salt_len,
+                             uint64_t n, uint32_t r, uint32_t p, uint64_t maxmem, unsigned char *out, size_t out_len) {
+    EVP_KDF *kdf = EVP_KDF_fetch(NULL, "SCRYPT", NULL);
+    if (kdf == NULL) return 0;
+    EVP_KDF_CTX *ctx = EVP_KDF_CTX_new(kdf);
+    EVP_KDF_free(kdf);
+    if (ctx == NULL) return 0;
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_PASSWORD, (void *)pass, pass_len),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, (void *)salt, salt_len),
+        OSSL_PARAM_construct_uint64(OSSL_KDF_PARAM_SCRYPT_N, &n),
+        OSSL_PARAM_construct_uint32(OSSL_KDF_PARAM_SCRYPT_R, &r),
+        OSSL_PARAM_construct_uint32(OSSL_KDF_PARAM_SCRYPT_P, &p),
+        OSSL_PARAM_construct_uint64(OSSL_KDF_PARAM_SCRYPT_MAXMEM, &maxmem),
+        OSSL_PARAM_construct_end(),
+    };
+    int ok = EVP_KDF_derive(ctx, out, out_len, params);
+    EVP_KDF_CTX_free(ctx);
+    return ok;
+}
 /* ERR_get_error_all is fine; ERR_reason_error_string too. Nothing else needed here. */
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+import Identity
 import JOSE
 import PostgresNIO
 public import Sessions
@@ -23,7 +24,8 @@ public final class PostgresSessionStore: SessionStore {
         public var username: String
         public var password: String?
         public var database: String
-        /// `disable` (default), `prefer` or `require`.
+        /// `disable`, `prefer` or `require`. Without `sslmode` in the URL: `require` (TLS with the
+        /// server's certificate verified), except to a loopback address or a Unix socket (`disable`).
         public var sslMode: String
 
         /// Parses `postgres://user:password@host:port/database?sslmode=disable&host=/socket/dir`.
@@ -39,8 +41,9 @@ public final class PostgresSessionStore: SessionStore {
             let path = c.path.hasPrefix("/") ? String(c.path.dropFirst()) : c.path
             database = path.isEmpty ? username : (path.removingPercentEncoding ?? path)
             let items = c.queryItems ?? []
-            sslMode = items.first { $0.name == "sslmode" }?.value ?? "disable"
             socketDirectory = items.first { $0.name == "host" }?.value
+            let local = socketDirectory != nil || ProviderURL.isLoopback(host)  // traffic that never leaves the machine
+            sslMode = items.first { $0.name == "sslmode" }?.value ?? (local ? "disable" : "require")
             guard ["disable", "prefer", "require"].contains(sslMode) else {
                 throw TokenError(.invalidConfiguration, "sslmode must be disable, prefer or require, got \"\(sslMode.prefix(16))\"")
             }

@@ -24,15 +24,17 @@ public struct SQLiteSessionStore: SessionStore {
     /// The file path.
     public let path: String
 
-    /// Opens (creating if needed) the store at `path` and migrates it to the newest schema.
+    /// Opens (creating if needed, mode 0600) the store at `path` and migrates it to the newest schema.
     /// - Throws: `store_unavailable` when the file cannot be opened or written; `store_too_new`
-    ///   when its schema is newer than this code; `invalid_configuration` when it is not a session store.
+    ///   when its schema is newer than this code; `invalid_configuration` when it is not a session
+    ///   store, or when it (or its `-wal`/`-shm`) is open to group or others (the message says how to fix it).
     public static func open(path: String) async throws -> SQLiteSessionStore {
         try await open(path: path, migratingTo: nil)
     }
 
     /// Opens the store and migrates it only up to `version` (tests of migrations).
     @_spi(Testing) public static func open(path: String, migratingTo version: Int?) async throws -> SQLiteSessionStore {
+        try SQLiteFileMode.prepare(path: path)
         let connection: SQLiteConnection
         do {
             connection = try await SQLiteConnection.open(storage: .file(path: path), logger: Logger(label: "tokentool.sqlite"))

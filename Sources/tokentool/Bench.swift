@@ -24,7 +24,8 @@ struct Bench: ParsableCommand {
             One row per algorithm and operation. verify = full JWTVerifier.verify (split, base64url, \
             header and claims JSON, signature, exp); sign = JWTSigner.sign of a prepared ClaimSet; \
             decode = UnverifiedToken. raw-verify / raw-sign = the bare OpenSSL primitive over the same \
-            signing input, everything preparable prepared once; raw-decode = jansson alone parsing and \
+            signing input, everything preparable prepared once; verify-cached = JWTVerifier.verify with \
+            its verified-token cache holding the token (exp/nbf re-checked, no signature or JSON work); raw-decode = jansson alone parsing and \
             freeing the same header and claims, the floor under decode and verify. Claims: the workload of \
             TestVectors/bench/workload.json (built in). Keys are generated (RSA-2048, P-256, P-384, P-521, \
             Ed25519, HMAC secrets of 32/48/64 bytes for HS256/384/512) unless --keys names a directory \
@@ -34,7 +35,7 @@ struct Bench: ParsableCommand {
     @Option(name: .customLong("alg"), help: "Algorithm (repeatable; default: all).")
     var algs: [String] = []
 
-    @Option(name: .customLong("op"), help: "sign, verify or decode (repeatable; default: all). raw-verify / raw-sign / raw-decode run the primitive alone.")
+    @Option(name: .customLong("op"), help: "sign, verify or decode (repeatable; default: all). raw-verify / raw-sign / raw-decode run the primitive alone; verify-cached the cached verify alone.")
     var ops: [String] = []
 
     @Option(help: "Timed seconds per row.")
@@ -58,10 +59,10 @@ struct Bench: ParsableCommand {
     @Flag(help: "One JSON object per line.")
     var json = false
 
-    @Flag(help: "Leave out the raw-verify / raw-sign / raw-decode rows that --op verify / sign / decode bring (for instruction counts of one op).")
+    @Flag(help: "Leave out the raw-verify / verify-cached / raw-sign / raw-decode rows that --op verify / sign / decode bring (for instruction counts of one op).")
     var noRaw = false
 
-    static let allOps = ["verify", "raw-verify", "sign", "raw-sign", "decode", "raw-decode"]
+    static let allOps = ["verify", "raw-verify", "verify-cached", "sign", "raw-sign", "decode", "raw-decode"]
 
     func validate() throws {
         guard seconds > 0, warmup >= 0 else { throw ValidationError("--seconds must be > 0 and --warmup >= 0") }
@@ -70,16 +71,18 @@ struct Bench: ParsableCommand {
         guard threads >= 1, threads <= 64 else { throw ValidationError("--threads must be 1 to 64") }
         if let iterations, iterations < 1 { throw ValidationError("--iterations must be at least 1") }
         for op in ops where !Self.allOps.contains(op) {
-            throw ValidationError("unknown --op \(op); expected sign, verify, decode, raw-sign, raw-verify or raw-decode")
+            throw ValidationError("unknown --op \(op); expected sign, verify, decode, raw-sign, raw-verify, verify-cached or raw-decode")
         }
     }
 
     func run() throws {
-        let algorithms = try algs.isEmpty ? JWSAlgorithm.allCases : algs.map(JWSAlgorithm.parse)
-        // verify, sign and decode bring their raw rows; raw-* alone runs only the primitive.
+        // `Ed25519` (RFC 9864) is EdDSA's primitive under another name: one row is enough by default.
+        let algorithms = try algs.isEmpty ? JWSAlgorithm.allCases.filter { $0 != .ed25519 } : algs.map(JWSAlgorithm.parse)
+        // verify, sign and decode bring their raw rows (verify its cached row too); raw-* alone runs
+        // only the primitive.
         var selected: [String] = []
         for op in Self.allOps {
-            let base = op.hasPrefix("raw-") ? String(op.dropFirst(4)) : op
+            let base = op == "verify-cached" ? "verify" : op.hasPrefix("raw-") ? String(op.dropFirst(4)) : op
             if ops.isEmpty || ops.contains(op) || (ops.contains(base) && !noRaw) { selected.append(op) }
         }
         let claimsText = try workload.map(readFileText) ?? BenchWorkload.claimsJSON
@@ -106,6 +109,8 @@ struct Bench: ParsableCommand {
             let token = try signer.sign(claims)
             let verifier = try JWTVerifier(key: key.publicKey)
             _ = try verifier.verify(token)  // the workload token must verify before anything is timed
+            let cachedVerifier = try JWTVerifier(key: key.publicKey, cache: VerifiedTokenCacheLimits())
+            _ = try cachedVerifier.verify(token)  // in the cache before anything is timed
             let parts = token.split(separator: ".", omittingEmptySubsequences: false)
             let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
             let signature = try Base64URL.decode(String(parts[2]), what: "signature")
@@ -119,6 +124,7 @@ struct Bench: ParsableCommand {
                 let factory: @Sendable () throws -> () -> Bool
                 switch op {
                 case "verify": factory = { { (try? verifier.verify(token)) != nil } }
+                case "verify-cached": factory = { { (try? cachedVerifier.verify(token)) != nil } }
                 case "sign": factory = { { (try? signer.sign(claims)) != nil } }
                 case "decode": factory = { { (try? UnverifiedToken(token)) != nil } }
                 case "raw-decode": factory = { { documents.parse() } }
@@ -158,7 +164,9 @@ struct Bench: ParsableCommand {
         }
         for r in rows {
             var overhead = ""
-            if !r.op.hasPrefix("raw-"), let raw = rows.first(where: { $0.op == "raw-" + r.op }) {
+            if r.op == "verify-cached", let full = rows.first(where: { $0.op == "verify" }) {
+                overhead = "×\(fixed(full.microseconds / r.microseconds, 1)) faster than verify"
+            } else if !r.op.hasPrefix("raw-"), let raw = rows.first(where: { $0.op == "raw-" + r.op }) {
                 overhead = "\(fixed(r.microseconds - raw.microseconds, 2, sign: true)) µs (×\(fixed(r.microseconds / raw.microseconds, 2)))"
             } else if r.op == "decode" {
                 overhead = "+\(fixed(r.microseconds, 2)) µs (no raw-decode row)"

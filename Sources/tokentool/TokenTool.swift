@@ -17,7 +17,7 @@ struct TokenTool: AsyncParsableCommand {
     static var subcommandList: [any ParsableCommand.Type] {
         var list: [any ParsableCommand.Type] = [Decode.self, Verify.self, Sign.self, Keygen.self, JWKCommand.self, JWKSCommand.self, Bench.self]
         #if TOKENTOOL_FULL
-        list += [Idp.self, TokenCommand.self, UserCommand.self, KeysCommand.self]
+        list += [Idp.self, TokenCommand.self, UserCommand.self, KeysCommand.self, Serve.self]
         #endif
         return list
     }

@@ -196,7 +196,8 @@ struct VerifyRequest: Equatable {
             return (sets[0], sources)
         }
         do {
-            return (try JWKSet(keys: sources.map(\.key)), sources)
+            // The kids of keys the files refused stay in the set: a usable key sharing one is ambiguous.
+            return (try JWKSet(keys: sources.map(\.key), rejected: sets.flatMap(\.rejected)), sources)
         } catch let e as TokenError {
             throw TokenError(e.code, "the trusted keys: \(e.message)")
         }

@@ -153,4 +153,37 @@ import Testing
             #expect(badMap.errorCode == "invalid_input")
         }
     }
+
+    /// `idp jwt --secret-file` reads the secret as `verify --secret-file` does: a file ending in a
+    /// newline is the same key (issue 11 item 9; before, the newline became part of the key).
+    /// Auth codes come from standard input or a file, off the command line (issue 11 item 7).
+    @Test
+    func googleCodeFromStandardInputOrAFile() async throws {
+        try await withStandIn { standIn, _ in
+            let s = standIn.settings
+            let secretFile = try tempFile(s.googleClientSecret + "\n")
+            let codeFile = try tempFile("standin-google-code\n")
+            let base = ["idp", "google", "--client-id", s.googleClientID, "--client-secret-file", secretFile,
+                        "--token-url", standIn.googleTokenURL, "--jwks", standIn.googleJWKSURL, "--json"]
+            let fromStdin = try await run(base + ["--code", "-"], stdin: "standin-google-code\n")
+            #expect(fromStdin.status == 0, "\(fromStdin.stdout) \(fromStdin.stderr)")
+            let fromFile = try await run(base + ["--code", "@" + codeFile])
+            #expect(fromFile.status == 0, "\(fromFile.stdout) \(fromFile.stderr)")
+            #expect(fromFile.identity?["subject"] == "110000000000000000001")
+        }
+    }
+
+    @Test
+    func customJWTSecretFileDropsTheTrailingNewline() async throws {
+        let secret = Array("idp-jwt-secret-of-more-than-32-bytes".utf8)
+        let now = Int64(Date().timeIntervalSince1970)
+        let token = try JWTSigner(key: JWK(hmacSecret: secret), algorithm: .hs256)
+            .sign(["iss": "https://issuer.test", "aud": "app", "sub": "s-1", "iat": .int(now), "exp": .int(now + 600)])
+        let file = try tempFile(String(decoding: secret, as: UTF8.self) + "\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        for command in [["idp", "jwt", "--iss", "https://issuer.test", "--aud", "app"], ["verify", "--iss", "https://issuer.test", "--aud", "app"]] {
+            let r = try await run(command + ["--secret-file", file, "--json", token])
+            #expect(r.status == 0, "\(command[0]): \(r.stdout) \(r.stderr)")
+        }
+    }
 }

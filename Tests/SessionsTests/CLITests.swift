@@ -23,7 +23,7 @@ import Testing
     /// The built tokentool, through the shared harness, without the caller's store settings.
     static func tokentool(_ args: [String], stdin: String? = nil) async throws -> Run {
         let r = try await CLI.detached {
-            try CLI.tokentool(args, stdin: stdin, environment: ["TOKENTOOL_STORE": nil, "TOKENTOOL_MASTER_KEY_FILE": nil])
+            try CLI.tokentool(args, stdin: stdin, environment: ["TOKENTOOL_STORE": nil, "TOKENTOOL_STORE_FILE": nil, "TOKENTOOL_MASTER_KEY_FILE": nil])
         }
         return Run(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }

@@ -19,7 +19,7 @@ import Testing
         let r = try CLI.tokentool(["bench", "--iterations", "3", "--json"])
         #expect(r.status == 0, "\(r)")
         let rows = try rows(r)
-        let ops = ["verify", "raw-verify", "sign", "raw-sign", "decode", "raw-decode"]
+        let ops = ["verify", "raw-verify", "verify-cached", "sign", "raw-sign", "decode", "raw-decode"]
         #expect(rows.count == Self.algorithms.count * ops.count)
         for alg in Self.algorithms {
             #expect(rows.filter { $0["alg"] as? String == alg }.compactMap { $0["op"] as? String } == ops, "\(alg)")
@@ -51,6 +51,14 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("HS256  raw-decode") })
     }
 
+    @Test func cachedVerifyIsComparedWithTheFullVerify() throws {
+        let r = try CLI.tokentool(["bench", "--alg", "ES256", "--op", "verify", "--iterations", "20"])
+        #expect(r.status == 0, "\(r)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let cached = try #require(lines.first { $0.hasPrefix("ES256  verify-cached") }, "\(r)")
+        #expect(cached.contains("faster than verify"), "\(cached)")
+    }
+
     @Test func runnersStartTogetherUpToTheThreadLimit() throws {
         let r = try CLI.tokentool(["bench", "--alg", "HS256", "--op", "decode", "--no-raw", "--threads", "64", "--iterations", "2", "--json"])
         #expect(r.status == 0, "\(r)")
@@ -63,7 +71,7 @@ import Testing
     @Test func unknownOperationIsAUsageError() throws {
         let r = try CLI.tokentool(["bench", "--op", "raw-json"])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("expected sign, verify, decode, raw-sign, raw-verify or raw-decode"), "\(r)")
+        #expect(r.stderr.contains("expected sign, verify, decode, raw-sign, raw-verify, verify-cached or raw-decode"), "\(r)")
     }
 
     @Test(arguments: [

@@ -65,6 +65,9 @@ public actor RemoteJWKS {
     private var lastFailure: (at: Date, error: TokenError)?
     /// Number of HTTP requests made (304 revalidations included).
     public private(set) var fetchCount = 0
+    /// Counts the key sets fetched (a 304 keeps the set and the number): a cache of what these
+    /// keys verified is valid while it stays the same.
+    public private(set) var keysGeneration = 0
 
     /// - Throws: `invalid_configuration` when `url` is not https (or http on loopback).
     public init(url: String, transport: any HTTPTransport, clock: TokenClock = .system, policy: Policy = .default) throws {
@@ -80,6 +83,18 @@ public actor RemoteJWKS {
         let now = clock.now()
         if let entry, now < entry.freshUntil { return entry.keys }
         return try await refresh(now: now, force: false)
+    }
+
+    /// ``keys()`` with its ``keysGeneration``.
+    public func keysWithGeneration() async throws -> (keys: JWKSet, generation: Int) {
+        let keys = try await keys()
+        return (keys, keysGeneration)
+    }
+
+    /// ``keysAfterUnknownKey()`` with its ``keysGeneration``.
+    public func keysAfterUnknownKeyWithGeneration() async throws -> (keys: JWKSet, generation: Int) {
+        let keys = try await keysAfterUnknownKey()
+        return (keys, keysGeneration)
     }
 
     /// Keys after a token named a key the current set lacks: refetched once, unless a fetch
@@ -119,8 +134,9 @@ public actor RemoteJWKS {
         var headers: [(name: String, value: String)] = [("Accept", "application/json")]
         if let etag = entry?.etag { headers.append(("If-None-Match", etag)) }
         do {
-            let response = try await transport.send(HTTPRequest(url: url, headers: headers, timeout: policy.timeout,
-                                                               maxResponseBytes: policy.limits.maxBytes))
+            var request = HTTPRequest(url: url, headers: headers, timeout: policy.timeout, maxResponseBytes: policy.limits.maxBytes)
+            request.followsCrossOriginRedirects = false  // keys come from the configured origin only
+            let response = try await transport.send(request)
             let now = clock.now()
             let age = freshness(response)
             if response.status == 304, var entry {
@@ -144,6 +160,7 @@ public actor RemoteJWKS {
                 throw TokenError(.providerUnavailable, "JWKS \(ProviderURL.shown(url)) publishes a secret (oct) key; refusing it")
             }
             entry = Entry(keys: keys, etag: response.header("etag"), freshUntil: now.addingTimeInterval(age))
+            keysGeneration += 1
             lastFailure = nil
             return keys
         } catch let error as TokenError {

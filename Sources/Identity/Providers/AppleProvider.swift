@@ -70,7 +70,8 @@ public struct AppleProvider: Sendable {
         }
         self.configuration = configuration
         self.transport = transport
-        self.keys = try keys ?? .remote(RemoteJWKS(url: configuration.jwksURL, transport: transport, clock: configuration.clock))
+        self.keys = try keys ?? .remote(RemoteJWKS(url: configuration.jwksURL, transport: transport, clock: configuration.clock,
+                                                            policy: .init(timeout: configuration.timeout)))
     }
 
     /// Verifies an Apple id_token.

@@ -79,7 +79,7 @@ public struct JWK: Sendable {
         switch keyType {
         case .rsa: byType = [.rs256, .rs384, .rs512, .ps256, .ps384, .ps512]
         case .ec: byType = Set(JWSAlgorithm.allCases.filter { $0.family == .ecdsa && $0.curve == curve })
-        case .okp: byType = curve == .ed25519 ? [.edDSA] : []
+        case .okp: byType = curve == .ed25519 ? [.edDSA, .ed25519] : []
         case .oct: byType = Set([JWSAlgorithm.hs256, .hs384, .hs512].filter { $0.hashLength * 8 <= bits })
         }
         guard let algorithm else { return byType }

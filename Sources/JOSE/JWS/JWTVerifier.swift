@@ -45,20 +45,31 @@ public struct VerifiedJWS: Sendable {
 ///   `not_yet_valid`, `invalid_issuer`, `invalid_audience`, `missing_claim`, `invalid_claim`.
 public struct JWTVerifier: Sendable {
     public let keys: JWKSet
-    public var options: VerifierOptions
+    /// What is checked beyond the signature. Changing it empties the ``cache`` (a new, empty
+    /// one with the same limits takes its place), since cached answers were given under the old options.
+    public var options: VerifierOptions {
+        didSet { cache = cache.map { VerifiedTokenCache(limits: $0.limits) } }
+    }
+    /// The tokens this verifier has verified, when made with cache limits; `nil` otherwise.
+    public private(set) var cache: VerifiedTokenCache?
 
-    public init(keys: JWKSet, options: VerifierOptions = VerifierOptions()) {
+    /// - Parameter cache: when given, successful verifications are kept (bounded by these limits)
+    ///   and the same token is answered from the cache after re-checking `exp` and `nbf` only
+    ///   (``VerifiedTokenCache``).
+    public init(keys: JWKSet, options: VerifierOptions = VerifierOptions(), cache: VerifiedTokenCacheLimits? = nil) {
         self.keys = keys
         self.options = options
+        self.cache = cache.map { VerifiedTokenCache(limits: $0) }
     }
 
     /// A verifier trusting exactly one key.
-    public init(key: JWK, options: VerifierOptions = VerifierOptions()) throws {
-        self.init(keys: try JWKSet(keys: [key]), options: options)
+    public init(key: JWK, options: VerifierOptions = VerifierOptions(), cache: VerifiedTokenCacheLimits? = nil) throws {
+        self.init(keys: try JWKSet(keys: [key]), options: options, cache: cache)
     }
 
     /// Verifies the signature and the claims; returns the claims as a ``ClaimSet``.
     public func verify(_ token: String) throws -> VerifiedToken<ClaimSet> {
+        if let cache { return try cachedVerification(token, cache).token }
         let (jws, doc, key) = try verifyClaims(token)
         return VerifiedToken(header: jws.header, claims: ClaimSet(document: doc), key: key)
     }
@@ -66,8 +77,30 @@ public struct JWTVerifier: Sendable {
     /// Verifies the signature and the claims, then decodes the claims into `Claims`
     /// straight from the parsed JSON.
     public func verify<Claims: Decodable & Sendable>(_ token: String, as type: Claims.Type) throws -> VerifiedToken<Claims> {
+        if let cache {
+            let entry = try cachedVerification(token, cache)
+            return VerifiedToken(header: entry.token.header, claims: try ClaimsDecoder.decode(Claims.self, from: entry.document),
+                                 key: entry.token.key)
+        }
         let (jws, doc, key) = try verifyClaims(token)
         return VerifiedToken(header: jws.header, claims: try ClaimsDecoder.decode(Claims.self, from: doc), key: key)
+    }
+
+    /// From the cache when it holds `token` and `exp`/`nbf` still pass; else the full
+    /// verification, whose success is then cached.
+    private func cachedVerification(_ token: String, _ cache: VerifiedTokenCache) throws -> VerifiedTokenCache.Entry {
+        if let hit = cache.lookup(token, now: options.clock.now().timeIntervalSince1970, leeway: max(0, options.leeway)) {
+            return hit
+        }
+        let (jws, doc, key) = try verifyClaims(token)
+        // Both dates were read and checked by ClaimValidator already: `try?` cannot fail here.
+        let entry = VerifiedTokenCache.Entry(
+            token: VerifiedToken(header: jws.header, claims: ClaimSet(document: doc), key: key), document: doc,
+            expiresAt: (try? ClaimValidator.numericDate(doc, "exp")) ?? nil,
+            notBefore: (try? ClaimValidator.numericDate(doc, "nbf")) ?? nil,
+            bytes: 2 * token.utf8.count)
+        cache.insert(token, entry)
+        return entry
     }
 
     /// Verifies the signature only, for any JWS: the payload need not be JSON and no claim is

@@ -50,7 +50,7 @@ enum ClaimValidator {
     }
 
     /// RFC 7519 §2 NumericDate: a JSON number. Anything else is `invalid_claim`.
-    private static func numericDate(_ doc: JSONDocument, _ name: String) throws -> Double? {
+    static func numericDate(_ doc: JSONDocument, _ name: String) throws -> Double? {
         guard let m = doc.member(name) else { return nil }
         switch UInt32(JSONDocument.type(m)) {
         case JSON_INTEGER.rawValue: return Double(json_integer_value(m))
