@@ -93,7 +93,8 @@ import Testing
             #expect(issue.status == 0, "\(issue.stderr)")
             let at = try #require(try issue.json["access_token"]?.stringValue)
             let kid = try #require(try UnverifiedToken(at).header?.keyID)
-            let revoke = try await CLITests.tokentool(["keys", "revoke", kid] + s)
+            // --kid: a thumbprint may start with '-' (1 in 64), which a positional argument reads as an option.
+            let revoke = try await CLITests.tokentool(["keys", "revoke", "--kid", kid] + s)
             #expect(revoke.status == 0, "\(revoke.stderr)")
             #expect(try revoke.json["revoked"]?.stringValue == kid)
             let introspect = try await CLITests.tokentool(["token", "introspect", at] + s)

@@ -31,7 +31,17 @@ struct KeysCommand: AsyncParsableCommand {
             abstract: "Revoke a compromised key: out of the JWKS at once, its tokens stop verifying (an active key is replaced).")
         @OptionGroup var store: StoreOptions
         @Flag(name: .long, help: "Print one JSON object.") var json = false
-        @Argument(help: "The key id (kid) to revoke.") var kid: String
+        // A kid is an RFC 7638 thumbprint in base64url: one in 64 starts with '-', which a
+        // positional argument would read as an option. `--kid` takes the next word whatever it is.
+        @Argument(help: "The key id (kid) to revoke (one starting with '-': use --kid, or put it after --).") var positionalKid: String?
+        @Option(name: .customLong("kid"), parsing: .unconditional, help: "The key id to revoke, whatever its first character.")
+        var optionKid: String?
+
+        var kid: String { optionKid ?? positionalKid ?? "" }
+
+        func validate() throws {
+            guard (optionKid == nil) != (positionalKid == nil) else { throw ValidationError("name one key id: KID or --kid KID") }
+        }
 
         func run() async throws {
             try await reportingErrors(json: json) {
