@@ -15,7 +15,8 @@ import Testing
 /// README's set-up commands, the benchmark recipes of docs/performance.md) are not run. A Swift
 /// example lives in a test between `// docs/PAGE begin` and `// docs/PAGE end` (its `import`
 /// lines aside); a ```swift block starting with `public protocol` quotes a declaration, and each
-/// of its lines must appear in Sources/.
+/// of its lines must appear in Sources/. Client code for another SDK is fenced ```swift (NAME client)
+/// and is not compiled here (there is no such SDK on this platform).
 @Suite struct DocsTests {
     /// README.md and every page of docs/.
     static let pages: [String] = {
