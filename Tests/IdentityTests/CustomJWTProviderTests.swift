@@ -59,7 +59,7 @@ import Testing
         let keys = KeySource.keys(try JWKSet(keys: []))
         #expect(throws: TokenError(.invalidConfiguration, "")) { try CustomJWTProvider(configuration: .init(issuers: [], audiences: ["a"]), keys: keys) }
         #expect(throws: TokenError(.invalidConfiguration, "")) { try CustomJWTProvider(configuration: .init(issuers: ["i"], audiences: []), keys: keys) }
-        // A custom provider may not take a built-in provider's name (issue 11 item 2).
+        // A custom provider may not take a built-in provider's name.
         for name in ["google", "apple", "facebook", "Google"] {
             #expect(throws: TokenError(.invalidConfiguration, "")) {
                 try CustomJWTProvider(configuration: .init(name: name, issuers: ["i"], audiences: ["a"]), keys: keys)

@@ -66,7 +66,7 @@ import Testing
         }
     }
 
-    /// An expected nonce, as Apple has (issue 11 item 5): the raw nonce or its SHA-256 hex.
+    /// An expected nonce, as Apple has: the raw nonce or its SHA-256 hex.
     @Test func expectedNonce() async throws {
         try await withStandIn { standIn, transport in
             let google = try provider(standIn, transport)
@@ -78,7 +78,7 @@ import Testing
         }
     }
 
-    /// With several audiences, `azp` must be one of our client ids (issue 11 item 5).
+    /// With several audiences, `azp` must be one of our client ids.
     @Test func azpWithSeveralAudiences() async throws {
         try await withStandIn { standIn, transport in
             let google = try provider(standIn, transport)

@@ -155,8 +155,8 @@ import Testing
     }
 
     /// `idp jwt --secret-file` reads the secret as `verify --secret-file` does: a file ending in a
-    /// newline is the same key (issue 11 item 9; before, the newline became part of the key).
-    /// Auth codes come from standard input or a file, off the command line (issue 11 item 7).
+    /// newline is the same key (before, the newline became part of the key).
+    /// Auth codes come from standard input or a file, off the command line.
     @Test
     func googleCodeFromStandardInputOrAFile() async throws {
         try await withStandIn { standIn, _ in

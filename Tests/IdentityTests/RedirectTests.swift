@@ -4,7 +4,7 @@ import JOSE
 import ProviderStandIn
 import Testing
 
-/// Redirects from providers (issue 11 item 3) and provider timeouts on JWKS fetches (item 9).
+/// Redirects from providers and provider timeouts on JWKS fetches.
 @Suite struct RedirectTests {
     @Test func neverFromHTTPSToHTTPEvenToLoopback() throws {
         for location in ["http://127.0.0.1:8080/internal", "http://localhost/admin", "http://example.com/keys"] {

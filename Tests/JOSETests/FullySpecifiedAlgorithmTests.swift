@@ -1,7 +1,7 @@
 import Testing
 import JOSE
 
-/// RFC 9864's fully specified `Ed25519` verifies with Ed25519 keys as `EdDSA` does (issue 11 item 9).
+/// RFC 9864's fully specified `Ed25519` verifies with Ed25519 keys as `EdDSA` does.
 @Suite struct FullySpecifiedAlgorithmTests {
     /// RFC 8037 A.1's public key.
     static let publicJWK = #"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#

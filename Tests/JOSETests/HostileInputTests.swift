@@ -166,7 +166,7 @@ enum Hostile {
     }
 
     /// A set holding a secret beside a public key: HS256 "signed" with the public key's bytes
-    /// is never verified by the public key (issue 11 item 8 allows such sets).
+    /// is never verified by the public key (sets may mix them).
     @Test func aSetMixingSecretsAndPublicKeysKeepsTheKeyDeciding() throws {
         let set = try JWKSet(keys: [Hostile.hmacKeys.keys[0], Hostile.rsa.publicKey])
         let pem = Array(try Hostile.rsa.publicKey.pem().utf8)

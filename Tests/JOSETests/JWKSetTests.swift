@@ -43,7 +43,7 @@ import Testing
         #expect(throws: TokenError(.keyNotFound, "")) { try JWTVerifier(keys: fromJSON).verify(token) }
     }
 
-    /// A set may hold secrets and public keys together (issue 11 item 8); each key keeps to its
+    /// A set may hold secrets and public keys together; each key keeps to its
     /// own algorithms, and such a set is never written out as a public JWKS.
     @Test func secretsAndPublicKeysTogetherEachKeyDecides() throws {
         var secret = try JWK.generateSecret()

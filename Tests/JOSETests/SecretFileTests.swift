@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import JOSE
 
-/// Secret files are read one way everywhere (issue 11 items 1 and 9).
+/// Secret files are read one way everywhere.
 @Suite struct SecretFileTests {
     /// A private temporary directory, removed afterwards.
     static func withDirectory<T>(_ body: (String) throws -> T) throws -> T {

@@ -3,7 +3,7 @@ import JOSE
 import Testing
 @_spi(Testing) @testable import Sessions
 
-/// Refresh tokens are bound to their client (issue 11 item 6), on every store.
+/// Refresh tokens are bound to their client, on every store.
 @Suite struct ClientBindingTests {
     @Test(arguments: StoreKind.available)
     func anotherClientCannotRefreshOrRevoke(kind: StoreKind) async throws {

@@ -4,7 +4,7 @@ import JOSE
 import Testing
 @_spi(Testing) @testable import Sessions
 
-/// Custom JWT identities are keyed by (provider, issuer, subject) (issue 11 item 2), on every store.
+/// Custom JWT identities are keyed by (provider, issuer, subject), on every store.
 @Suite struct IdentityIssuerTests {
     @Test(arguments: StoreKind.available)
     func anotherIssuersSameSubjectIsAnotherUser(kind: StoreKind) async throws {

@@ -3,7 +3,7 @@ import JOSE
 import Testing
 @_spi(Testing) @testable import Sessions
 
-/// Key compromise and retirement windows (issue 11 item 4), on every store.
+/// Key compromise and retirement windows, on every store.
 @Suite struct KeyRevocationTests {
     @Test(arguments: StoreKind.available)
     func aRevokedKeyLeavesTheJWKSAndItsTokensStopVerifying(kind: StoreKind) async throws {

@@ -4,7 +4,7 @@ import Testing
 @_spi(Testing) import SessionStoreSQLite
 @_spi(Testing) @testable import Sessions
 
-/// Signing keys at rest (issue 11 item 1): the SQLite store and the master key file are the owner's alone.
+/// Signing keys at rest: the SQLite store and the master key file are the owner's alone.
 @Suite struct KeysAtRestTests {
     static func withDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tokentool-atrest-\(UUID().uuidString)").path

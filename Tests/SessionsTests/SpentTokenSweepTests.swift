@@ -4,7 +4,7 @@ import Testing
 @_spi(Testing) @testable import Sessions
 
 /// The documented sweep (`purge`) erases what a spent token can still open once the grace
-/// interval is over, and keeps what reuse detection needs (issue 11 item 9), on every store.
+/// interval is over, and keeps what reuse detection needs, on every store.
 @Suite struct SpentTokenSweepTests {
     @Test(arguments: StoreKind.available)
     func sweepErasesSealedSuccessorsAfterTheGraceInterval(kind: StoreKind) async throws {

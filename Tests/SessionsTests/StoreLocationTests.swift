@@ -4,7 +4,7 @@ import Testing
 @_spi(Testing) import SessionStorePostgres
 @_spi(Testing) @testable import Sessions
 
-/// Store locations without secrets on command lines, and TLS by default (issue 11 item 7).
+/// Store locations without secrets on command lines, and TLS by default.
 @Suite struct StoreLocationTests {
     @Test func postgresRequiresTLSExceptToLoopbackAndUnixSockets() throws {
         #expect(try PostgresSessionStore.Location(url: "postgres://app@db.internal:5432/auth").sslMode == "require")

@@ -5,9 +5,13 @@ import Testing
 /// docs/architecture.md matches the code: each arrow of its module graph is an import that
 /// exists, each import of one of our modules is drawn, and C is called only from its rooms.
 @Suite struct ArchitectureTests {
-    /// Our modules and the C modules: the nodes the graph may draw.
-    static let nodes: Set<String> = ["JOSE", "Identity", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "tokentool",
-                                     "COpenSSL", "CJansson"]
+    /// Every module of the package: the folders of Sources/ (a new module cannot be left out of the graph).
+    static let nodes: Set<String> = {
+        let sources = CLI.packageRoot.appendingPathComponent("Sources").path
+        return Set((try? FileManager.default.contentsOfDirectory(atPath: sources)) ?? [])
+    }()
+    /// The C modules: drawn only as targets of arrows.
+    static let cModules: Set<String> = ["COpenSSL", "CJansson"]
 
     /// `module → [imported module]` as drawn in the first ```text block after "## Modules".
     static func drawnGraph() throws -> [String: Set<String>] {
@@ -50,7 +54,8 @@ import Testing
 
     @Test func everyArrowIsARealImportAndEveryImportIsDrawn() throws {
         let graph = try Self.drawnGraph()
-        #expect(Set(graph.keys) == Self.nodes.subtracting(["COpenSSL", "CJansson"]), "modules drawn: \(graph.keys.sorted())")
+        #expect(Self.nodes.isSuperset(of: ["JOSE", "tokentool"] + Self.cModules), "modules found: \(Self.nodes.sorted())")
+        #expect(Set(graph.keys) == Self.nodes.subtracting(Self.cModules), "modules drawn: \(graph.keys.sorted())")
         for (module, drawn) in graph {
             let imported = try Self.sources(module).reduce(into: Set<String>()) { $0.formUnion(Self.imports($1.text)) }
                 .intersection(Self.nodes).subtracting([module])
@@ -59,7 +64,7 @@ import Testing
     }
 
     @Test func cIsCalledOnlyFromItsRooms() throws {
-        for module in Self.nodes.subtracting(["COpenSSL", "CJansson"]) {
+        for module in Self.nodes.subtracting(Self.cModules) {
             for file in try Self.sources(module) {
                 let c = Self.imports(file.text)
                 if c.contains("COpenSSL") { #expect(file.path.contains("/OpenSSL/"), "\(file.path) imports COpenSSL") }

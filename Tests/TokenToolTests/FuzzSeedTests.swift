@@ -2,7 +2,7 @@ import CLIHarness
 import Foundation
 import Testing
 
-/// `scripts/fuzz.sh` seeds each target from vector folders that exist (issue 11 item 9: it named
+/// `scripts/fuzz.sh` seeds each target from vector folders that exist (it named
 /// TestVectors/rfc7515, rfc7520 and jwks, which do not, so the token and jwk targets started from nothing).
 @Suite struct FuzzSeedTests {
     @Test func everySeedFolderExists() throws {

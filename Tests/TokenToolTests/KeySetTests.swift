@@ -2,7 +2,7 @@ import CLIHarness
 import Foundation
 import Testing
 
-/// `verify --jwks FILE` with sets that hold refused keys, and secrets beside public keys (issue 11 item 8).
+/// `verify --jwks FILE` with sets that hold refused keys, and secrets beside public keys.
 @Suite struct KeySetTests {
     /// Wycheproof json_web_key_test tcId 4 through the CLI: two keys share a kid, one of which the
     /// set refuses on load; the kid is ambiguous, so the token is refused (it used to verify).

@@ -2,7 +2,7 @@ import CLIHarness
 import Foundation
 import Testing
 
-/// The 44 real tokens of TestVectors/realworld through `tokentool verify` (issue 11 item 9): each
+/// The 44 real tokens of TestVectors/realworld through `tokentool verify`: each
 /// gets its verdict at its `now`, and is refused as `expired` one second after its `exp`.
 @Suite struct RealWorldTests {
     struct Case: CustomTestStringConvertible, Sendable {

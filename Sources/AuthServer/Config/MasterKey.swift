@@ -2,7 +2,7 @@ import Foundation
 import JOSE
 import Sessions
 
-/// The master key sealing the signing keys at rest (issue 11 item 1): read from
+/// The master key sealing the signing keys at rest: read from
 /// `master_key_file`; required with PostgreSQL; created (0600) beside a SQLite store on first start.
 enum MasterKey {
     /// The key, and the file created when this call made one.

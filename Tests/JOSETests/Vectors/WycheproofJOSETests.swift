@@ -34,7 +34,7 @@ import Testing
         ],
         // Labelled invalid ("MixedKeySet"): a set holding an HMAC secret beside an EC key. The
         // token names the secret's kid and is HS256-signed by it; each key decides its own
-        // algorithms, so mixing gives no confusion and we accept such sets (issue 11 item 8).
+        // algorithms, so mixing gives no confusion and we accept such sets.
         "json_web_key_test.json": [1: (true, "a set may hold secrets beside public keys; the secret verifies its own HS256 token")],
         "json_web_crypto_test.json": [47: (true, "a set may hold secrets beside public keys; the secret verifies its own HS256 token")],
     ]
