@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import JOSE
 
 /// `N` events in any `window` seconds.

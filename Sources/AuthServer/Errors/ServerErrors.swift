@@ -1,5 +1,5 @@
 import Identity
-import JOSE
+public import JOSE
 import Sessions
 
 extension TokenError.Code {

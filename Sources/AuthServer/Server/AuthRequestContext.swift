@@ -1,5 +1,5 @@
 import Foundation
-import Hummingbird
+public import Hummingbird
 import JOSE
 import Sessions
 import Synchronization

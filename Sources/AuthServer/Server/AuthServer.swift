@@ -1,14 +1,14 @@
 import Foundation
-import Hummingbird
+public import Hummingbird
 import Identity
 import JOSE
-import Logging
+public import Logging
 import NIOCore
 import Prometheus
 import ServiceLifecycle
 import SessionStorePostgres
 import SessionStoreSQLite
-import Sessions
+public import Sessions
 
 /// The sign-in server of SERVER.md on Hummingbird: one store and key ring, one
 /// ``SessionManager`` per app, the App Services and OAuth routes.

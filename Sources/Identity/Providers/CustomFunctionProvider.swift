@@ -1,5 +1,5 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// The App Services `custom-function` login: the app's own HTTP function decides who signs in.
 ///
