@@ -1,5 +1,6 @@
 import AuthServer
 import Foundation
+import Identity
 import JOSE
 import Testing
 

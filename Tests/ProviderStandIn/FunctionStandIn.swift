@@ -16,9 +16,9 @@ public final class FunctionStandIn: @unchecked Sendable {
     private let lock = NSLock()
     private var requests: [StandInRequest] = []
 
-    /// Starts the function on 127.0.0.1 (`port` 0: a free port) with a random 32-byte secret.
-    public static func start(port: Int = 0) async throws -> FunctionStandIn {
-        let function = FunctionStandIn(secret: try SecureRandom.bytes(32))
+    /// Starts the function on 127.0.0.1 (`port` 0: a free port) with `secret`, or a random 32-byte one.
+    public static func start(port: Int = 0, secret: [UInt8]? = nil) async throws -> FunctionStandIn {
+        let function = FunctionStandIn(secret: try secret ?? SecureRandom.bytes(32))
         function.server = try await HTTPServer(port: port) { [function] request in function.respond(request) }
         return function
     }

@@ -83,4 +83,26 @@ import Testing
             #expect(refresh.active && refresh.response["client_id"] == "app-b" && refresh.response["sub"] == "alice")
         }
     }
+
+    /// The OAuth example of docs/sessions.md, verbatim between the markers (DocsTests checks the page against them).
+    @Test func sessionsDocExample() async throws {
+        try await Harness.withStore(.sqlite) { t in
+            var c = SessionConfiguration(issuer: "https://auth.example.com", audience: "myapp-abcde", defaultClientID: "myapp-abcde")
+            c.clock = TestClock().tokenClock
+            let sessions = SessionManager(store: t.store, configuration: c)
+            let appIDs: Set<String> = ["myapp-abcde", "other-app"]
+            _ = try await sessions.ensureUser(id: "ada")
+            let pair = try await sessions.issueTokens(userID: "ada")
+            let token = pair.refreshToken
+            // docs/sessions.md begin
+            // RFC 7009: a refresh or access token ends its session; nil when there was nothing to end.
+            try await sessions.revoke(token, by: .publicClient("myapp-abcde"), audiences: appIDs)
+            try await sessions.revoke(token, by: .authenticated, audiences: appIDs)     // a configured client
+            // RFC 7662: refresh tokens of every app, access tokens of the given apps.
+            let answer = try await sessions.introspect(token, audiences: appIDs)
+            // docs/sessions.md end
+            #expect(!answer.active && answer.reason?.code == .refreshTokenRevoked)
+            #expect(try await sessions.revoke(pair.accessToken, by: .authenticated, audiences: appIDs) == nil, "already ended")
+        }
+    }
 }

@@ -14,6 +14,7 @@ struct LoginProviders: Sendable {
     var appleClientID = ""
     var apple: AppleProvider?
     var facebook: FacebookProvider?
+    var customFunction: CustomFunctionProvider?
 
     /// What a login body proved.
     enum Credential: Sendable {
@@ -60,6 +61,10 @@ struct LoginProviders: Sendable {
                 var fc = FacebookProvider.Configuration(appID: f.appID, appSecret: f.appSecret)
                 fc.graphURL = urls.facebookGraph
                 facebook = try FacebookProvider(configuration: fc, transport: transport)
+            case .customFunction(let f):
+                var fc = CustomFunctionProvider.Configuration(url: f.url, secret: f.secret)
+                fc.providerName = name
+                customFunction = try CustomFunctionProvider(configuration: fc, transport: transport)
             default: break
             }
         }
@@ -91,13 +96,17 @@ struct LoginProviders: Sendable {
                     return .identity(named(result.identity, provider), keep: result.refreshToken)
                 }
                 return .identity(named(try await apple.verify(idToken: try body.string("id_token"), nonce: nonce), provider), keep: nil)
+            case "custom-function":
+                guard let customFunction else { break }
+                return .identity(try await customFunction.verify(payload: body.object), keep: nil)
             case "oauth2-facebook":
                 guard let facebook else { break }
                 return .identity(named(try await facebook.verify(accessToken: try body.string("accessToken")), provider), keep: nil)
             default: break
             }
         } catch let e as TokenError where e.code.rejectsToken && ![.missingParameter, .invalidParameter, .badRequest].contains(e.code) {
-            throw TokenError(.authFailed, "the \(provider) credential was refused (\(e.code.rawValue))")
+            // The custom function's own words (bounded, printable) are the message; otherwise the check's code.
+            throw TokenError(.authFailed, e.code == .customFunctionRefused ? e.message : "the \(provider) credential was refused (\(e.code.rawValue))")
         }
         throw TokenError(.providerNotFound, "this server does not serve \(provider) logins yet")
     }

@@ -41,5 +41,6 @@ extension AuthServer {
         addSessionRoutes(to: routes)
         addProfileRoutes(to: routes)
         addAPIKeyRoutes(to: routes)
+        addOAuthRoutes(to: routes)
     }
 }

@@ -28,11 +28,7 @@ extension SessionManager {
         let now = configuration.now
         let family: FamilyRecord?
         if RefreshToken.looksLikeRefreshToken(token) {
-            let hash = RefreshToken.hash(token)
-            family = try await store.transaction { tx in
-                guard let t = try await tx.refreshToken(hash: hash) else { return nil }
-                return try await tx.family(id: t.familyID, forUpdate: false)
-            }
+            family = try await self.family(ofRefreshToken: token)
         } else {
             // The session check also makes sure the sid's session is the token's user's.
             let claims: AccessTokenClaims
@@ -42,7 +38,7 @@ extension SessionManager {
                 return nil  // not ours, expired, or its session already ended
             }
             guard let sid = claims.sessionID else { return nil }
-            family = try await store.transaction { tx in try await tx.family(id: sid, forUpdate: false) }
+            family = try await self.family(id: sid)
         }
         guard let family, family.isLive(at: now) else { return nil }
         if case .publicClient(let id) = client, id != family.clientID {

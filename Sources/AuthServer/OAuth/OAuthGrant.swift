@@ -1,0 +1,21 @@
+import JOSE
+import Sessions
+
+extension AuthServer {
+    /// The refresh grant (RFC 6749 §6) of `/oauth/token`: the token's own app issues the new
+    /// access token, rotating the refresh token when that app has `refresh_rotation` and
+    /// returning the same one otherwise. A public client may refresh only its own app's tokens
+    /// (`invalid_grant` otherwise, nothing spent); a `clients` entry any app's.
+    /// - Returns: the app id and the token pair.
+    /// - Throws: ``OAuthError`` `invalid_grant`; Sessions' refusals (mapped by ``OAuthEndpoint``).
+    func oauthRefresh(_ token: String, caller: OAuthCaller) async throws -> (app: String, tokens: TokenPair) {
+        guard let family = try await sharedSessions.family(ofRefreshToken: token), let app = apps[family.clientID] else {
+            throw OAuthError.invalidGrant("the refresh token is invalid, expired or revoked")
+        }
+        if case .publicApp(let id) = caller, id != family.clientID {
+            throw OAuthError.invalidGrant("the refresh token was issued to another client")
+        }
+        let pair = app.config.refreshRotation ? try await app.sessions.refresh(token) : try await app.sessions.refreshKeepingToken(token)
+        return (family.clientID, pair)
+    }
+}

@@ -1,0 +1,42 @@
+import JOSE
+import Sessions
+
+/// The documents the OAuth endpoints answer with.
+enum OAuthMetadata {
+    /// RFC 8414 §2 metadata, also served as `openid-configuration`. No authorization endpoint
+    /// exists, so `response_types_supported` is empty and no OpenID Provider member is claimed.
+    static func document(publicURL: String) -> JSONObject {
+        let both: JSONValue = ["none", "client_secret_basic"]
+        return [
+            "issuer": .string(publicURL),
+            "jwks_uri": .string(publicURL + "/.well-known/jwks.json"),
+            "token_endpoint": .string(publicURL + "/oauth/token"),
+            "introspection_endpoint": .string(publicURL + "/oauth/introspect"),
+            "revocation_endpoint": .string(publicURL + "/oauth/revoke"),
+            "grant_types_supported": ["refresh_token"],
+            "response_types_supported": [],
+            "token_endpoint_auth_methods_supported": both,
+            "revocation_endpoint_auth_methods_supported": both,
+            "introspection_endpoint_auth_methods_supported": ["client_secret_basic"],
+        ]
+    }
+
+    /// RFC 7662 §2.2: `{"active":false}` alone for a token that is not live; else `active`, `sub`,
+    /// `client_id`, `aud`, `iss`, `exp`, `iat`, `sid`, and for access tokens `token_type`
+    /// `Bearer` (RFC 6749 §7.1) and `jti`. A refresh token's `aud` is its app, the audience of
+    /// the access tokens it yields.
+    static func introspection(_ result: Introspection) -> JSONObject {
+        guard result.active else { return ["active": false] }
+        var out: JSONObject = ["active": true]
+        let accessToken = result.response["token_type"] == "access_token"
+        for name in ["sub", "client_id", "aud", "iss", "exp", "iat", "sid", "jti"] {
+            if let v = result.response[name] { out[name] = v }
+        }
+        if accessToken {
+            out["token_type"] = "Bearer"
+        } else if out["aud"] == nil, let client = out["client_id"] {
+            out["aud"] = client
+        }
+        return out
+    }
+}
