@@ -21,10 +21,10 @@ extension TokenError.Code {
     /// The store's schema is newer than this code knows; refuse rather than guess.
     public static let storeTooNew = TokenError.Code("store_too_new", .configuration)
 
-    /// Every code the Sessions module and its stores mint (their configuration errors are
-    /// Identity's `invalid_configuration`).
+    /// Every code the Sessions module and its stores mint, the accounts policy's included
+    /// (their configuration errors are Identity's `invalid_configuration`).
     public static let sessionsCodes: [TokenError.Code] = [
         .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken,
         .sessionRevoked, .identityInUse, .userNotFound, .storeUnavailable, .storeTooNew,
-    ]
+    ] + accountsCodes
 }

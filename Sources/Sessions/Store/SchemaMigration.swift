@@ -25,6 +25,7 @@ public enum SessionSchema {
         "create_core_tables",       // 1: users, identities, families, refresh_tokens, signing_keys
         "add_grace_successor",      // 2: refresh_tokens.successor_hash, sealed_successor
         "add_family_idle_expiry",   // 3: families.idle_expires_at (back-filled), indexes
+        "add_accounts",             // 4: accounts, account_tokens, throttle_events
     ]
 
     /// The newest schema version this code knows.
