@@ -7,8 +7,8 @@ SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 # openssl (the command line) and python3 joserfc are the independent implementations the interop tests use;
-# curl runs the server examples of docs/server.md.
-APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind python3-pip curl
+# curl and jq run the server examples of docs/server.md and the demo.
+APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind python3-pip curl jq
 # joserfc: the interop tests' independent JOSE; authlib: a real OAuth 2.0 client against tokentool serve.
 PY_PACKAGES := joserfc authlib
 BIN := .build/debug/tokentool

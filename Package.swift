@@ -5,7 +5,13 @@ import PackageDescription
 // without the network and database dependencies: a one-minute build for crypto work and fuzzing.
 let coreOnly = Context.environment["TOKENTOOL_CORE_ONLY"] == "1"
 
-let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+// Every target: Swift 6, imports internal unless marked `public import` (so no C type reaches a
+// public signature), and `any` spelled out on existentials.
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
+]
 
 var products: [Product] = [
     .library(name: "JOSE", targets: ["JOSE"]),
@@ -20,8 +26,10 @@ var targets: [Target] = [
     .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
     .target(name: "JOSE", dependencies: ["COpenSSL", "CJansson"], swiftSettings: strict),
     .testTarget(name: "JOSETests", dependencies: ["JOSE"], swiftSettings: strict),
+    // The one harness of every test that runs the built tokentool (Tests/CLIHarness).
+    .target(name: "CLIHarness", path: "Tests/CLIHarness", swiftSettings: strict),
     // TokenToolTests runs the built tokentool; it also imports the module to check the verify fast path.
-    .testTarget(name: "TokenToolTests", dependencies: ["JOSE", "tokentool"], swiftSettings: strict),
+    .testTarget(name: "TokenToolTests", dependencies: ["JOSE", "tokentool", "CLIHarness"], swiftSettings: strict),
 ]
 
 if coreOnly {
@@ -36,6 +44,8 @@ if coreOnly {
         .library(name: "Sessions", targets: ["Sessions"]),
         .library(name: "SessionStoreSQLite", targets: ["SessionStoreSQLite"]),
         .library(name: "SessionStorePostgres", targets: ["SessionStorePostgres"]),
+        .library(name: "AuthMiddleware", targets: ["AuthMiddleware"]),
+        .library(name: "AuthServer", targets: ["AuthServer"]),
     ]
     dependencies += [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -43,6 +53,10 @@ if coreOnly {
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ]
     targets += [
         .target(
@@ -64,12 +78,35 @@ if coreOnly {
             swiftSettings: strict),
         .target(
             name: "SessionStorePostgres",
-            dependencies: ["Sessions", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["Sessions", "Identity", .product(name: "PostgresNIO", package: "postgres-nio")],
+            swiftSettings: strict),
+        // For resource servers: verifies our access tokens in a Hummingbird app (RFC 9068, RFC 6750).
+        .target(
+            name: "AuthMiddleware",
+            dependencies: [
+                "JOSE", "Identity", "Sessions",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        // The sign-in server (`tokentool serve`): App Services client protocol and OAuth 2.0 on Hummingbird.
+        .target(
+            name: "AuthServer",
+            dependencies: [
+                "JOSE", "Identity", "Sessions", "SessionStoreSQLite", "SessionStorePostgres",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: strict),
         .executableTarget(
             name: "tokentool",
             dependencies: [
-                "JOSE", "Identity", "Sessions", "SessionStoreSQLite", "SessionStorePostgres",
+                "JOSE", "Identity", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "AuthServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict + [.define("TOKENTOOL_FULL")]),
@@ -90,15 +127,42 @@ if coreOnly {
             dependencies: ["JOSE", "ProviderStandIn"],
             path: "Tests/ProviderStandInTool",
             swiftSettings: strict),
-        .testTarget(name: "IdentityTests", dependencies: ["Identity", "ProviderStandIn", "JOSE"], swiftSettings: strict),
+        .testTarget(name: "IdentityTests", dependencies: ["Identity", "ProviderStandIn", "JOSE", "CLIHarness"], swiftSettings: strict),
+        // The Swift examples of docs/library.md, compiled and run.
+        .testTarget(
+            name: "LibraryDocsTests",
+            dependencies: ["JOSE", "Identity", "Sessions", "SessionStoreSQLite", "ProviderStandIn"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthMiddlewareTests",
+            dependencies: [
+                "AuthMiddleware", "Identity", "Sessions", "SessionStoreSQLite", "JOSE",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthServerTests",
+            dependencies: [
+                "AuthServer", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "ProviderStandIn", "JOSE",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "SessionsTests",
-            dependencies: ["Sessions", "SessionStoreSQLite", "SessionStorePostgres"],
+            dependencies: ["Sessions", "SessionStoreSQLite", "SessionStorePostgres", "CLIHarness"],
             swiftSettings: strict),
     ]
     // The error registry test enumerates the codes of every module.
     for target in targets where target.name == "TokenToolTests" {
-        target.dependencies += ["Identity", "Sessions"]
+        target.dependencies += ["Identity", "Sessions", "AuthServer"]
     }
 }
 

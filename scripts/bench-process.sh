@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `tokentool verify` as a whole process against `openssl dgst -sha256 -verify` on the same RS256
-# signature (issue 5): ROUNDS rounds of hyperfine, the two commands in alternating order, RUNS runs
+# signature: ROUNDS rounds of hyperfine, the two commands in alternating order, RUNS runs
 # each; prints each round's medians and the median of the per-round ratios. Rounds, not one long
 # run, because this 2-core VM's timings drift by tens of percent within a minute.
 # Usage: scripts/bench-process.sh [TOKENTOOL]   (default .build/release/tokentool; see `make release`)

@@ -100,6 +100,11 @@ section_sessions() {
     demo_sessions "$BIN"
 }
 
-SECTIONS=(keygen sign decode verify rejected identity sessions)
+section_server() {
+    heading "8. The sign-in server: tokentool serve, and an app's calls over HTTP (scripts/demo-server.sh)"
+    "$SCRIPTS/demo-server.sh" "$BIN"
+}
+
+SECTIONS=(keygen sign decode verify rejected identity sessions server)
 for s in "${SECTIONS[@]}"; do "section_$s"; done
 printf '\n%sDone.%s Exit codes: 0 valid, 1 rejected, 2 usage or configuration error. See docs/cli.md.\n' "$BOLD" "$RESET"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs the libFuzzer targets over the JOSE and Identity modules (issue 6).
+# Builds and runs the libFuzzer targets over the JOSE and Identity modules.
 #
 #   scripts/fuzz.sh TARGET [SECONDS]     TARGET: token | jwk | pem | claims | provider | all   (default SECONDS: 600)
 #   scripts/fuzz.sh build                only build the targets
@@ -97,11 +97,12 @@ seed_dirs() {
   local t=$1 d
   local -a dirs=("TestVectors/fuzz/$t")
   case $t in
-    token) dirs+=(TestVectors/rfc7515 TestVectors/rfc7520) ;;
-    jwk) dirs+=(TestVectors/jwks) ;;
+    token) dirs+=(TestVectors/jose-cookbook/jws) ;;
+    jwk) dirs+=(TestVectors/jose-cookbook/jwk TestVectors/realworld) ;;
     pem) dirs+=(TestVectors/pem) ;;
     claims | provider) ;;
   esac
+  # Every folder named above exists (FuzzSeedTests checks it): a renamed folder is not skipped silently.
   for d in "${dirs[@]}"; do [[ -d $d ]] && echo "$d"; done
   return 0
 }

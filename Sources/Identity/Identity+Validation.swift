@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+public import JOSE
 
 /// The fields of ``Identity`` that a claim can fill, named as in its JSON form.
 public enum IdentityField: String, Sendable, Hashable, CaseIterable {

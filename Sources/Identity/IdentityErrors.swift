@@ -1,4 +1,4 @@
-import JOSE
+public import JOSE
 
 extension TokenError.Code {
     /// The provider could not be reached, timed out, answered 5xx/429, or sent a response that is
@@ -24,11 +24,17 @@ extension TokenError.Code {
     /// The configuration is unusable: a provider's (bad URL, no client id, bad key, secret
     /// lifetime too long), and also the session manager's and the stores', which use this code.
     public static let invalidConfiguration = TokenError.Code("invalid_configuration", .configuration)
+    /// The app's custom function refused the sign-in (it answered 4xx).
+    public static let customFunctionRefused = TokenError.Code("function_refused", .rejected)
+    /// The app's custom function could not be reached, timed out, answered 3xx or 5xx, or sent an
+    /// answer that is not `{"id": …}`.
+    public static let customFunctionFailed = TokenError.Code("function_failed", .infrastructure)
 
     /// Every code the Identity module mints (`invalid_configuration` included, which Sessions
     /// and the stores use too).
     public static let identityCodes: [TokenError.Code] = [
         .providerUnavailable, .providerError, .invalidClient, .invalidGrant, .redirectURIMismatch,
         .invalidNonce, .foreignApp, .invalidHostedDomain, .invalidToken, .invalidConfiguration,
+        .customFunctionRefused, .customFunctionFailed,
     ]
 }

@@ -65,13 +65,42 @@ enum PostgresMigrations {
             "CREATE INDEX families_user ON families(user_id)",
             "CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id)",
         ]),
+        SchemaMigration(version: 4, name: "add_identity_issuer_and_key_revocation", statements: [
+            // Identities are keyed by (provider, issuer, subject). Built-in providers keep an empty
+            // issuer; custom providers' rows take the `iss` their verified claims recorded.
+            "ALTER TABLE identities ADD COLUMN issuer TEXT NOT NULL DEFAULT ''",
+            """
+            UPDATE identities SET issuer = profile::jsonb #>> '{raw_claims,iss}'
+            WHERE provider NOT IN ('google', 'apple', 'facebook') AND profile IS NOT NULL
+              AND jsonb_typeof(profile::jsonb #> '{raw_claims,iss}') = 'string'
+            """,
+            "ALTER TABLE identities DROP CONSTRAINT identities_pkey",
+            "ALTER TABLE identities ADD PRIMARY KEY (provider, issuer, subject)",
+            "ALTER TABLE signing_keys ADD COLUMN access_token_lifetime BIGINT",
+            "ALTER TABLE signing_keys ADD COLUMN revoked_at BIGINT",
+        ]),
+        SchemaMigration(version: 5, name: "add_server_tables", statements: [
+            "ALTER TABLE users ADD COLUMN disabled_at BIGINT",
+            "ALTER TABLE families ADD COLUMN device TEXT",
+            "ALTER TABLE identities ADD COLUMN sealed_provider_token TEXT",
+            """
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                hash TEXT NOT NULL UNIQUE,
+                disabled BOOLEAN NOT NULL DEFAULT FALSE,
+                created_at BIGINT NOT NULL,
+                UNIQUE (user_id, name))
+            """,
+        ]),
         accounts,
     ]
 }
 
 extension PostgresMigrations {
-    /// Step 4: email/password accounts, their confirmation and reset tokens, throttle events.
-    static let accounts = SchemaMigration(version: 4, name: "add_accounts", statements: [
+    /// Step 6: email/password accounts, their confirmation and reset tokens, throttle events.
+    static let accounts = SchemaMigration(version: 6, name: "add_accounts", statements: [
         """
         CREATE TABLE accounts (
             user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,

@@ -1,7 +1,8 @@
 import Foundation
+import Identity
 import JOSE
 import PostgresNIO
-import Sessions
+public import Sessions
 
 /// The session store for several server instances sharing one PostgreSQL database.
 ///
@@ -23,7 +24,8 @@ public final class PostgresSessionStore: SessionStore {
         public var username: String
         public var password: String?
         public var database: String
-        /// `disable` (default), `prefer` or `require`.
+        /// `disable`, `prefer` or `require`. Without `sslmode` in the URL: `require` (TLS with the
+        /// server's certificate verified), except to a loopback address or a Unix socket (`disable`).
         public var sslMode: String
 
         /// Parses `postgres://user:password@host:port/database?sslmode=disable&host=/socket/dir`.
@@ -39,8 +41,9 @@ public final class PostgresSessionStore: SessionStore {
             let path = c.path.hasPrefix("/") ? String(c.path.dropFirst()) : c.path
             database = path.isEmpty ? username : (path.removingPercentEncoding ?? path)
             let items = c.queryItems ?? []
-            sslMode = items.first { $0.name == "sslmode" }?.value ?? "disable"
             socketDirectory = items.first { $0.name == "host" }?.value
+            let local = socketDirectory != nil || ProviderURL.isLoopback(host)  // traffic that never leaves the machine
+            sslMode = items.first { $0.name == "sslmode" }?.value ?? (local ? "disable" : "require")
             guard ["disable", "prefer", "require"].contains(sslMode) else {
                 throw TokenError(.invalidConfiguration, "sslmode must be disable, prefer or require, got \"\(sslMode.prefix(16))\"")
             }
@@ -121,7 +124,8 @@ public final class PostgresSessionStore: SessionStore {
             throw TokenError(.storeUnavailable, "cannot connect to \(location.redacted): \(Self.describe(error))")
         }
         do {
-            try await migrate(connection, to: version, location: location, logger: logger)
+            try await SchemaMigrator.migrate(PostgresTransaction(connection: connection, location: location, logger: logger),
+                                             steps: PostgresMigrations.all, upTo: version)
             try await connection.close()
         } catch {
             try? await connection.close()
@@ -189,28 +193,6 @@ public final class PostgresSessionStore: SessionStore {
         }
     }
 
-    private static func migrate(_ conn: PostgresConnection, to target: Int?, location: Location, logger: Logger) async throws {
-        _ = try await run(conn, "BEGIN", location: location, logger: logger)
-        do {
-            // One instance migrates; the others wait here, then find nothing left to do.
-            _ = try await run(conn, "SELECT pg_advisory_xact_lock(7305196518)", location: location, logger: logger)
-            _ = try await run(conn, "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)", location: location, logger: logger)
-            var applied: [(version: Int, name: String)] = []
-            for row in try await run(conn, "SELECT version, name FROM schema_migrations ORDER BY version", location: location, logger: logger) {
-                let (v, n) = try row.decode((Int32, String).self)
-                applied.append((Int(v), n))
-            }
-            for step in try SessionSchema.pendingSteps(applied: applied, available: PostgresMigrations.all, upTo: target) {
-                for statement in step.statements { _ = try await run(conn, PostgresQuery(unsafeSQL: statement), location: location, logger: logger) }
-                _ = try await run(conn, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (\(Int32(step.version)), \(step.name), EXTRACT(EPOCH FROM now())::BIGINT)", location: location, logger: logger)
-            }
-            _ = try await run(conn, "COMMIT", location: location, logger: logger)
-        } catch {
-            _ = try? await run(conn, "ROLLBACK", location: location, logger: logger)
-            throw error
-        }
-    }
-
     /// Runs one query and collects its rows; PostgreSQL errors become `store_unavailable`,
     /// except deadlocks and serialization failures, which the transaction retries.
     static func run(_ conn: PostgresConnection, _ query: PostgresQuery, location: Location, logger: Logger) async throws -> [PostgresRow] {
@@ -229,6 +211,32 @@ public final class PostgresSessionStore: SessionStore {
         }
         return String(describing: error)
     }
+}
+
+/// The migration runner's PostgreSQL half, on a transaction's connection: one instance
+/// migrates; the others wait on the advisory lock, then find nothing left to do.
+extension PostgresTransaction: MigrationDriver {
+    func begin() async throws {
+        _ = try await q("BEGIN")
+        _ = try await q("SELECT pg_advisory_xact_lock(7305196518)")
+        _ = try await q("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)")
+    }
+
+    func appliedSteps() async throws -> [(version: Int, name: String)] {
+        try await q("SELECT version, name FROM schema_migrations ORDER BY version").map { row in
+            let (v, n) = try row.decode((Int32, String).self)
+            return (Int(v), n)
+        }
+    }
+
+    func execute(_ statement: String) async throws { _ = try await q(PostgresQuery(unsafeSQL: statement)) }
+
+    func record(_ step: SchemaMigration) async throws {
+        _ = try await q("INSERT INTO schema_migrations (version, name, applied_at) VALUES (\(Int32(step.version)), \(step.name), EXTRACT(EPOCH FROM now())::BIGINT)")
+    }
+
+    func commit() async throws { _ = try await q("COMMIT") }
+    func rollback() async { _ = try? await q("ROLLBACK") }
 }
 
 struct RetryableConflict: Error {}

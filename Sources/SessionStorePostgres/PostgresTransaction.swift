@@ -8,7 +8,7 @@ struct PostgresTransaction: SessionStoreTransaction {
     let location: PostgresSessionStore.Location
     let logger: Logger
 
-    private func q(_ query: PostgresQuery) async throws -> [PostgresRow] {
+    func q(_ query: PostgresQuery) async throws -> [PostgresRow] {
         try await PostgresSessionStore.run(connection, query, location: location, logger: logger)
     }
 
@@ -19,9 +19,9 @@ struct PostgresTransaction: SessionStoreTransaction {
     }
 
     func user(id: String) async throws -> UserRecord? {
-        try await q("SELECT id, created_at FROM users WHERE id = \(id)").first.map {
-            let (id, created) = try $0.decode((String, Int64).self)
-            return UserRecord(id: id, createdAt: created)
+        try await q("SELECT id, created_at, disabled_at FROM users WHERE id = \(id)").first.map {
+            let (id, created, disabled) = try $0.decode((String, Int64, Int64?).self)
+            return UserRecord(id: id, createdAt: created, disabledAt: disabled)
         }
     }
 
@@ -31,34 +31,36 @@ struct PostgresTransaction: SessionStoreTransaction {
         _ = try await q("DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM families WHERE user_id = \(id))")
         _ = try await q("DELETE FROM families WHERE user_id = \(id)")
         _ = try await q("DELETE FROM identities WHERE user_id = \(id)")
+        _ = try await q("DELETE FROM api_keys WHERE user_id = \(id)")
         return try await !q("DELETE FROM users WHERE id = \(id) RETURNING id").isEmpty
     }
 
     func insertIdentity(_ i: IdentityRecord) async throws -> Bool {
         try await !q("""
-            INSERT INTO identities (provider, subject, user_id, email, email_verified, profile, created_at)
-            VALUES (\(i.provider), \(i.subject), \(i.userID), \(i.email), \(i.emailVerified), \(i.profileJSON), \(i.createdAt))
-            ON CONFLICT (provider, subject) DO NOTHING RETURNING provider
+            INSERT INTO identities (provider, issuer, subject, user_id, email, email_verified, profile, created_at)
+            VALUES (\(i.provider), \(i.issuer), \(i.subject), \(i.userID), \(i.email), \(i.emailVerified), \(i.profileJSON), \(i.createdAt))
+            ON CONFLICT (provider, issuer, subject) DO NOTHING RETURNING provider
             """).isEmpty
     }
 
     private static func identity(_ r: PostgresRow) throws -> IdentityRecord {
-        let (provider, subject, userID, email, verified, profile, created) = try r.decode((String, String, String, String?, Bool, String?, Int64).self)
-        return IdentityRecord(provider: provider, subject: subject, userID: userID, email: email, emailVerified: verified,
-                              profileJSON: profile, createdAt: created)
+        let (provider, issuer, subject, userID, email, verified, profile, created, sealed) =
+            try r.decode((String, String, String, String, String?, Bool, String?, Int64, String?).self)
+        return IdentityRecord(provider: provider, issuer: issuer, subject: subject, userID: userID, email: email, emailVerified: verified,
+                              profileJSON: profile, createdAt: created, sealedProviderToken: sealed)
     }
 
-    func identity(provider: String, subject: String) async throws -> IdentityRecord? {
+    func identity(provider: String, issuer: String, subject: String) async throws -> IdentityRecord? {
         try await q("""
-            SELECT provider, subject, user_id, email, email_verified, profile, created_at FROM identities
-            WHERE provider = \(provider) AND subject = \(subject)
+            SELECT provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token FROM identities
+            WHERE provider = \(provider) AND issuer = \(issuer) AND subject = \(subject)
             """).first.map(Self.identity)
     }
 
     func identities(userID: String) async throws -> [IdentityRecord] {
         try await q("""
-            SELECT provider, subject, user_id, email, email_verified, profile, created_at FROM identities
-            WHERE user_id = \(userID) ORDER BY created_at, provider, subject
+            SELECT provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token FROM identities
+            WHERE user_id = \(userID) ORDER BY created_at, provider, issuer, subject
             """).map(Self.identity)
     }
 
@@ -66,30 +68,30 @@ struct PostgresTransaction: SessionStoreTransaction {
 
     func insertFamily(_ f: FamilyRecord) async throws {
         _ = try await q("""
-            INSERT INTO families (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason)
+            INSERT INTO families (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device)
             VALUES (\(f.id), \(f.userID), \(f.clientID), \(f.createdAt), \(f.expiresAt), \(f.idleExpiresAt), \(f.lastUsedAt),
-                    \(f.revokedAt), \(f.revokeReason))
+                    \(f.revokedAt), \(f.revokeReason), \(f.device))
             """)
     }
 
     private static func family(_ r: PostgresRow) throws -> FamilyRecord {
-        let (id, userID, clientID, created, expires, idle, lastUsed, revokedAt, reason) =
-            try r.decode((String, String, String, Int64, Int64, Int64, Int64, Int64?, String?).self)
+        let (id, userID, clientID, created, expires, idle, lastUsed, revokedAt, reason, device) =
+            try r.decode((String, String, String, Int64, Int64, Int64, Int64, Int64?, String?, String?).self)
         return FamilyRecord(id: id, userID: userID, clientID: clientID, createdAt: created, expiresAt: expires, idleExpiresAt: idle,
-                            lastUsedAt: lastUsed, revokedAt: revokedAt, revokeReason: reason)
+                            lastUsedAt: lastUsed, revokedAt: revokedAt, revokeReason: reason, device: device)
     }
 
     func family(id: String, forUpdate: Bool) async throws -> FamilyRecord? {
         let lock = forUpdate ? " FOR UPDATE" : ""
         return try await q("""
-            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason
+            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device
             FROM families WHERE id = \(id)\(unescaped: lock)
             """).first.map(Self.family)
     }
 
     func families(userID: String) async throws -> [FamilyRecord] {
         try await q("""
-            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason
+            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device
             FROM families WHERE user_id = \(userID) ORDER BY created_at, id
             """).map(Self.family)
     }
@@ -140,15 +142,38 @@ struct PostgresTransaction: SessionStoreTransaction {
         return PurgeCounts(families: families, refreshTokens: tokens, signingKeys: keys)
     }
 
+    func clearSpentSuccessors(usedBefore time: Int64) async throws -> Int {
+        try await q("""
+            UPDATE refresh_tokens SET sealed_successor = NULL, successor_hash = NULL
+            WHERE used_at IS NOT NULL AND used_at <= \(time) AND sealed_successor IS NOT NULL RETURNING hash
+            """).count
+    }
+
     // MARK: signing keys
 
     func insertSigningKey(_ k: SigningKeyRecord) async throws -> Bool {
         let active: Bool? = k.retiredAt == nil ? true : nil
         return try await !q("""
-            INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, active)
+            INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, active,
+                                      access_token_lifetime, revoked_at)
             VALUES (\(k.keyID), \(k.algorithm), \(k.publicJWK), \(k.privateJWK), \(k.sealed), \(k.createdAt), \(k.retiredAt),
-                    \(k.publishUntil), \(active))
+                    \(k.publishUntil), \(active), \(k.accessTokenLifetime), \(k.revokedAt))
             ON CONFLICT DO NOTHING RETURNING kid
+            """).isEmpty
+    }
+
+    func recordSigningKeyUse(keyID: String, accessTokenLifetime lifetime: Int64) async throws {
+        _ = try await q("""
+            UPDATE signing_keys SET access_token_lifetime = \(lifetime)
+            WHERE kid = \(keyID) AND (access_token_lifetime IS NULL OR access_token_lifetime < \(lifetime))
+            """)
+    }
+
+    func revokeSigningKey(keyID: String, at time: Int64) async throws -> Bool {
+        try await !q("""
+            UPDATE signing_keys SET revoked_at = COALESCE(revoked_at, \(time)), retired_at = COALESCE(retired_at, \(time)),
+              publish_until = LEAST(COALESCE(publish_until, \(time)), \(time)), active = NULL
+            WHERE kid = \(keyID) RETURNING kid
             """).isEmpty
     }
 
@@ -159,20 +184,21 @@ struct PostgresTransaction: SessionStoreTransaction {
     }
 
     private static func key(_ r: PostgresRow) throws -> SigningKeyRecord {
-        let (kid, alg, pub, priv, sealed, created, retired, until) = try r.decode((String, String, String, String, Bool, Int64, Int64?, Int64?).self)
+        let (kid, alg, pub, priv, sealed, created, retired, until, lifetime, revoked) =
+            try r.decode((String, String, String, String, Bool, Int64, Int64?, Int64?, Int64?, Int64?).self)
         return SigningKeyRecord(keyID: kid, algorithm: alg, publicJWK: pub, privateJWK: priv, sealed: sealed, createdAt: created,
-                                retiredAt: retired, publishUntil: until)
+                                retiredAt: retired, publishUntil: until, accessTokenLifetime: lifetime, revokedAt: revoked)
     }
 
     func activeSigningKey() async throws -> SigningKeyRecord? {
-        try await q("SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until FROM signing_keys WHERE active")
+        try await q("SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at FROM signing_keys WHERE active")
             .first.map(Self.key)
     }
 
     func signingKeys() async throws -> [SigningKeyRecord] {
         try await q("""
-            SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until FROM signing_keys
-            ORDER BY created_at, COALESCE(retired_at, 9223372036854775807), kid
+            SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at
+            FROM signing_keys ORDER BY created_at, COALESCE(retired_at, 9223372036854775807), kid
             """).map(Self.key)
     }
 }

@@ -64,13 +64,59 @@ enum SQLiteMigrations {
             "CREATE INDEX families_user ON families(user_id)",
             "CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id)",
         ]),
+        SchemaMigration(version: 4, name: "add_identity_issuer_and_key_revocation", statements: [
+            // Identities are keyed by (provider, issuer, subject): SQLite cannot change a primary
+            // key, so the table is rebuilt. Built-in providers keep an empty issuer; custom
+            // providers' rows take the `iss` their verified claims recorded.
+            """
+            CREATE TABLE identities_v4 (
+                provider TEXT NOT NULL,
+                issuer TEXT NOT NULL DEFAULT '',
+                subject TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                email TEXT,
+                email_verified INTEGER NOT NULL DEFAULT 0,
+                profile TEXT,
+                created_at INTEGER NOT NULL,
+                PRIMARY KEY (provider, issuer, subject))
+            """,
+            """
+            INSERT INTO identities_v4 (provider, issuer, subject, user_id, email, email_verified, profile, created_at)
+            SELECT provider,
+                   CASE WHEN provider NOT IN ('google', 'apple', 'facebook') AND json_valid(profile)
+                             AND json_type(profile, '$.raw_claims.iss') = 'text'
+                        THEN json_extract(profile, '$.raw_claims.iss') ELSE '' END,
+                   subject, user_id, email, email_verified, profile, created_at
+            FROM identities
+            """,
+            "DROP TABLE identities",
+            "ALTER TABLE identities_v4 RENAME TO identities",
+            "CREATE INDEX identities_user ON identities(user_id)",
+            "ALTER TABLE signing_keys ADD COLUMN access_token_lifetime INTEGER",
+            "ALTER TABLE signing_keys ADD COLUMN revoked_at INTEGER",
+        ]),
+        SchemaMigration(version: 5, name: "add_server_tables", statements: [
+            "ALTER TABLE users ADD COLUMN disabled_at INTEGER",
+            "ALTER TABLE families ADD COLUMN device TEXT",
+            "ALTER TABLE identities ADD COLUMN sealed_provider_token TEXT",
+            """
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                hash TEXT NOT NULL UNIQUE,
+                disabled INTEGER NOT NULL DEFAULT 0,
+                created_at INTEGER NOT NULL,
+                UNIQUE (user_id, name))
+            """,
+        ]),
         accounts,
     ]
 }
 
 extension SQLiteMigrations {
-    /// Step 4: email/password accounts, their confirmation and reset tokens, throttle events.
-    static let accounts = SchemaMigration(version: 4, name: "add_accounts", statements: [
+    /// Step 6: email/password accounts, their confirmation and reset tokens, throttle events.
+    static let accounts = SchemaMigration(version: 6, name: "add_accounts", statements: [
         """
         CREATE TABLE accounts (
             user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,

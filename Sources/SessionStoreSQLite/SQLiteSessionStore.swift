@@ -2,7 +2,7 @@ import Foundation
 import JOSE
 import Logging
 import SQLiteNIO
-import Sessions
+public import Sessions
 
 /// The embedded session store: one SQLite file in WAL mode, created on first use.
 ///
@@ -24,15 +24,17 @@ public struct SQLiteSessionStore: SessionStore {
     /// The file path.
     public let path: String
 
-    /// Opens (creating if needed) the store at `path` and migrates it to the newest schema.
+    /// Opens (creating if needed, mode 0600) the store at `path` and migrates it to the newest schema.
     /// - Throws: `store_unavailable` when the file cannot be opened or written; `store_too_new`
-    ///   when its schema is newer than this code; `invalid_configuration` when it is not a session store.
+    ///   when its schema is newer than this code; `invalid_configuration` when it is not a session
+    ///   store, or when it (or its `-wal`/`-shm`) is open to group or others (the message says how to fix it).
     public static func open(path: String) async throws -> SQLiteSessionStore {
         try await open(path: path, migratingTo: nil)
     }
 
     /// Opens the store and migrates it only up to `version` (tests of migrations).
     @_spi(Testing) public static func open(path: String, migratingTo version: Int?) async throws -> SQLiteSessionStore {
+        try SQLiteFileMode.prepare(path: path)
         let connection: SQLiteConnection
         do {
             connection = try await SQLiteConnection.open(storage: .file(path: path), logger: Logger(label: "tokentool.sqlite"))
@@ -99,24 +101,7 @@ public struct SQLiteSessionStore: SessionStore {
     }
 
     private func migrate(to target: Int?) async throws {
-        try await withGate {
-            try await raw("BEGIN IMMEDIATE")
-            do {
-                try await raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)")
-                let applied = try await rows("SELECT version, name FROM schema_migrations ORDER BY version").map {
-                    (version: Int($0.column("version")?.integer ?? 0), name: $0.column("name")?.string ?? "")
-                }
-                for step in try SessionSchema.pendingSteps(applied: applied, available: SQLiteMigrations.all, upTo: target) {
-                    for statement in step.statements { try await raw(statement) }
-                    try await rows("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, CAST(strftime('%s','now') AS INTEGER))",
-                                   [.integer(SQLiteInt64(step.version)), .text(step.name)])
-                }
-                try await raw("COMMIT")
-            } catch {
-                try? await raw("ROLLBACK")
-                throw error
-            }
-        }
+        try await withGate { try await SchemaMigrator.migrate(SQLiteMigrationDriver(store: self), steps: SQLiteMigrations.all, upTo: target) }
     }
 
     func raw(_ sql: String) async throws {
@@ -136,6 +121,32 @@ public struct SQLiteSessionStore: SessionStore {
         if let e = error as? SQLiteError { return e.message }
         return String(describing: error)
     }
+}
+
+/// The migration runner's SQLite half: `BEGIN IMMEDIATE` takes the write lock for the whole migration.
+struct SQLiteMigrationDriver: MigrationDriver {
+    let store: SQLiteSessionStore
+
+    func begin() async throws {
+        try await store.raw("BEGIN IMMEDIATE")
+        try await store.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)")
+    }
+
+    func appliedSteps() async throws -> [(version: Int, name: String)] {
+        try await store.rows("SELECT version, name FROM schema_migrations ORDER BY version").map {
+            (version: Int($0.column("version")?.integer ?? 0), name: $0.column("name")?.string ?? "")
+        }
+    }
+
+    func execute(_ statement: String) async throws { try await store.raw(statement) }
+
+    func record(_ step: SchemaMigration) async throws {
+        try await store.rows("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, CAST(strftime('%s','now') AS INTEGER))",
+                             [.integer(SQLiteInt64(step.version)), .text(step.name)])
+    }
+
+    func commit() async throws { try await store.raw("COMMIT") }
+    func rollback() async { try? await store.raw("ROLLBACK") }
 }
 
 /// Owns the connection: closes it when the last copy of the store goes away without `close()`

@@ -6,7 +6,7 @@ import Sessions
 struct SQLiteTransaction: SessionStoreTransaction {
     let store: SQLiteSessionStore
 
-    private func q(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
+    func q(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
         try await store.rows(sql, binds)
     }
 
@@ -17,8 +17,8 @@ struct SQLiteTransaction: SessionStoreTransaction {
     }
 
     func user(id: String) async throws -> UserRecord? {
-        try await q("SELECT id, created_at FROM users WHERE id = ?", [.text(id)]).first.map {
-            UserRecord(id: $0.string("id"), createdAt: $0.int("created_at"))
+        try await q("SELECT id, created_at, disabled_at FROM users WHERE id = ?", [.text(id)]).first.map {
+            UserRecord(id: $0.string("id"), createdAt: $0.int("created_at"), disabledAt: $0.optInt("disabled_at"))
         }
     }
 
@@ -26,32 +26,34 @@ struct SQLiteTransaction: SessionStoreTransaction {
         _ = try await q("DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM families WHERE user_id = ?)", [.text(id)])
         _ = try await q("DELETE FROM families WHERE user_id = ?", [.text(id)])
         _ = try await q("DELETE FROM identities WHERE user_id = ?", [.text(id)])
+        _ = try await q("DELETE FROM api_keys WHERE user_id = ?", [.text(id)])
         return try await !q("DELETE FROM users WHERE id = ? RETURNING id", [.text(id)]).isEmpty
     }
 
     func insertIdentity(_ i: IdentityRecord) async throws -> Bool {
         try await !q("""
-            INSERT INTO identities (provider, subject, user_id, email, email_verified, profile, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (provider, subject) DO NOTHING RETURNING provider
-            """, [.text(i.provider), .text(i.subject), .text(i.userID), .opt(i.email), .int(i.emailVerified ? 1 : 0),
+            INSERT INTO identities (provider, issuer, subject, user_id, email, email_verified, profile, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (provider, issuer, subject) DO NOTHING RETURNING provider
+            """, [.text(i.provider), .text(i.issuer), .text(i.subject), .text(i.userID), .opt(i.email), .int(i.emailVerified ? 1 : 0),
                   .opt(i.profileJSON), .int(i.createdAt)]).isEmpty
     }
 
-    private static let identityColumns = "provider, subject, user_id, email, email_verified, profile, created_at"
+    private static let identityColumns = "provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token"
 
     private static func identity(_ r: SQLiteRow) -> IdentityRecord {
-        IdentityRecord(provider: r.string("provider"), subject: r.string("subject"), userID: r.string("user_id"),
+        IdentityRecord(provider: r.string("provider"), issuer: r.string("issuer"), subject: r.string("subject"), userID: r.string("user_id"),
                        email: r.optString("email"), emailVerified: r.int("email_verified") != 0,
-                       profileJSON: r.optString("profile"), createdAt: r.int("created_at"))
+                       profileJSON: r.optString("profile"), createdAt: r.int("created_at"),
+                       sealedProviderToken: r.optString("sealed_provider_token"))
     }
 
-    func identity(provider: String, subject: String) async throws -> IdentityRecord? {
-        try await q("SELECT \(Self.identityColumns) FROM identities WHERE provider = ? AND subject = ?",
-                    [.text(provider), .text(subject)]).first.map(Self.identity)
+    func identity(provider: String, issuer: String, subject: String) async throws -> IdentityRecord? {
+        try await q("SELECT \(Self.identityColumns) FROM identities WHERE provider = ? AND issuer = ? AND subject = ?",
+                    [.text(provider), .text(issuer), .text(subject)]).first.map(Self.identity)
     }
 
     func identities(userID: String) async throws -> [IdentityRecord] {
-        try await q("SELECT \(Self.identityColumns) FROM identities WHERE user_id = ? ORDER BY created_at, provider, subject",
+        try await q("SELECT \(Self.identityColumns) FROM identities WHERE user_id = ? ORDER BY created_at, provider, issuer, subject",
                     [.text(userID)]).map(Self.identity)
     }
 
@@ -59,19 +61,20 @@ struct SQLiteTransaction: SessionStoreTransaction {
 
     func insertFamily(_ f: FamilyRecord) async throws {
         _ = try await q("""
-            INSERT INTO families (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO families (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(f.id), .text(f.userID), .text(f.clientID), .int(f.createdAt), .int(f.expiresAt), .int(f.idleExpiresAt),
-                  .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason)])
+                  .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason), .opt(f.device)])
     }
 
-    private static let familyColumns = "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason"
+    private static let familyColumns = "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device"
 
     private static func family(_ r: SQLiteRow) -> FamilyRecord {
         let expires = r.int("expires_at")
         return FamilyRecord(id: r.string("id"), userID: r.string("user_id"), clientID: r.string("client_id"),
                             createdAt: r.int("created_at"), expiresAt: expires, idleExpiresAt: r.optInt("idle_expires_at") ?? expires,
-                            lastUsedAt: r.int("last_used_at"), revokedAt: r.optInt("revoked_at"), revokeReason: r.optString("revoke_reason"))
+                            lastUsedAt: r.int("last_used_at"), revokedAt: r.optInt("revoked_at"), revokeReason: r.optString("revoke_reason"),
+                            device: r.optString("device"))
     }
 
     func family(id: String, forUpdate: Bool) async throws -> FamilyRecord? {
@@ -126,14 +129,38 @@ struct SQLiteTransaction: SessionStoreTransaction {
         return PurgeCounts(families: families, refreshTokens: tokens, signingKeys: keys)
     }
 
+    func clearSpentSuccessors(usedBefore time: Int64) async throws -> Int {
+        try await q("""
+            UPDATE refresh_tokens SET sealed_successor = NULL, successor_hash = NULL
+            WHERE used_at IS NOT NULL AND used_at <= ? AND sealed_successor IS NOT NULL RETURNING hash
+            """, [.int(time)]).count
+    }
+
     // MARK: signing keys
 
     func insertSigningKey(_ k: SigningKeyRecord) async throws -> Bool {
         try await !q("""
-            INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, active)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING kid
+            INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, active,
+                                      access_token_lifetime, revoked_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING kid
             """, [.text(k.keyID), .text(k.algorithm), .text(k.publicJWK), .text(k.privateJWK), .int(k.sealed ? 1 : 0), .int(k.createdAt),
-                  .opt(k.retiredAt), .opt(k.publishUntil), k.retiredAt == nil ? .int(1) : .null]).isEmpty
+                  .opt(k.retiredAt), .opt(k.publishUntil), k.retiredAt == nil ? .int(1) : .null,
+                  .opt(k.accessTokenLifetime), .opt(k.revokedAt)]).isEmpty
+    }
+
+    func recordSigningKeyUse(keyID: String, accessTokenLifetime lifetime: Int64) async throws {
+        _ = try await q("""
+            UPDATE signing_keys SET access_token_lifetime = ?
+            WHERE kid = ? AND (access_token_lifetime IS NULL OR access_token_lifetime < ?)
+            """, [.int(lifetime), .text(keyID), .int(lifetime)])
+    }
+
+    func revokeSigningKey(keyID: String, at time: Int64) async throws -> Bool {
+        try await !q("""
+            UPDATE signing_keys SET revoked_at = COALESCE(revoked_at, ?), retired_at = COALESCE(retired_at, ?),
+              publish_until = MIN(COALESCE(publish_until, ?), ?), active = NULL
+            WHERE kid = ? RETURNING kid
+            """, [.int(time), .int(time), .int(time), .int(time), .text(keyID)]).isEmpty
     }
 
     func retireActiveSigningKey(at time: Int64, publishUntil: Int64) async throws -> String? {
@@ -141,12 +168,13 @@ struct SQLiteTransaction: SessionStoreTransaction {
                     [.int(time), .int(publishUntil)]).first?.string("kid")
     }
 
-    private static let keyColumns = "kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until"
+    private static let keyColumns = "kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at"
 
     private static func key(_ r: SQLiteRow) -> SigningKeyRecord {
         SigningKeyRecord(keyID: r.string("kid"), algorithm: r.string("alg"), publicJWK: r.string("public_jwk"),
                          privateJWK: r.string("private_jwk"), sealed: r.int("sealed") != 0, createdAt: r.int("created_at"),
-                         retiredAt: r.optInt("retired_at"), publishUntil: r.optInt("publish_until"))
+                         retiredAt: r.optInt("retired_at"), publishUntil: r.optInt("publish_until"),
+                         accessTokenLifetime: r.optInt("access_token_lifetime"), revokedAt: r.optInt("revoked_at"))
     }
 
     func activeSigningKey() async throws -> SigningKeyRecord? {
@@ -154,7 +182,7 @@ struct SQLiteTransaction: SessionStoreTransaction {
     }
 
     func signingKeys() async throws -> [SigningKeyRecord] {
-        try await q("SELECT \(Self.keyColumns) FROM signing_keys ORDER BY created_at, COALESCE(retired_at, 9223372036854775807), rowid").map(Self.key)
+        try await q("SELECT \(Self.keyColumns) FROM signing_keys ORDER BY created_at, COALESCE(retired_at, 9223372036854775807), kid").map(Self.key)
     }
 }
 

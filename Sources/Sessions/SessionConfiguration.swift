@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+public import JOSE
 
 /// Policy for issuing, rotating and verifying token pairs.
 ///

@@ -1,4 +1,4 @@
-import JOSE
+public import JOSE
 
 extension TokenError.Code {
     /// A refresh token was presented again after it had been rotated (and outside the grace
@@ -20,11 +20,24 @@ extension TokenError.Code {
     public static let storeUnavailable = TokenError.Code("store_unavailable", .infrastructure)
     /// The store's schema is newer than this code knows; refuse rather than guess.
     public static let storeTooNew = TokenError.Code("store_too_new", .configuration)
+    /// A public client named a live token issued to another client (RFC 7009 §2.1
+    /// `unauthorized_client`): the token stays live.
+    public static let unauthorizedClient = TokenError.Code("unauthorized_client", .rejected)
+    /// The user is disabled (`tokentool user disable`): no sign-in, no refresh, no API use.
+    public static let userDisabled = TokenError.Code("user_disabled", .rejected)
+    /// No API key with that id belongs to the user.
+    public static let apiKeyNotFound = TokenError.Code("api_key_not_found", .rejected)
+    /// The user already has an API key with that name.
+    public static let apiKeyExists = TokenError.Code("api_key_exists", .rejected)
+    /// The API key of a login is unknown, disabled or deleted.
+    public static let invalidAPIKey = TokenError.Code("invalid_api_key", .rejected)
 
     /// Every code the Sessions module and its stores mint, the accounts policy's included
     /// (their configuration errors are Identity's `invalid_configuration`).
     public static let sessionsCodes: [TokenError.Code] = [
         .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken,
         .sessionRevoked, .identityInUse, .userNotFound, .storeUnavailable, .storeTooNew,
+        .unauthorizedClient, .userDisabled, .apiKeyNotFound, .apiKeyExists, .invalidAPIKey,
     ] + accountsCodes
 }
+

@@ -121,7 +121,7 @@ struct Keygen: ParsableCommand {
         case .okp:
             if bits != nil { throw TokenError(.invalidInput, "--bits does not apply to OKP keys") }
             if let parsedCurve, parsedCurve != .ed25519 { throw TokenError(.invalidInput, "OKP keys use Ed25519; \(parsedCurve.rawValue) is an EC curve (--type ec)") }
-            if let alg, alg != .edDSA { throw TokenError(.invalidInput, "--alg \(alg.rawValue) does not fit an Ed25519 key (it allows EdDSA)") }
+            if let alg, alg.family != .eddsa { throw TokenError(.invalidInput, "--alg \(alg.rawValue) does not fit an Ed25519 key (it allows EdDSA and Ed25519)") }
             return try JWK.generate(curve: .ed25519)
         case .oct:
             if curve != nil { throw TokenError(.invalidInput, "--curve does not apply to oct secrets") }

@@ -30,21 +30,6 @@ private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     return true
 }
 
-/// Reads a file descriptor to its end, or up to `limit` bytes (nil: a read failed).
-private func readAll(_ fd: Int32, limit: Int = .max) -> [UInt8]? {
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 64 << 10)
-    while bytes.count < limit {
-        let want = min(chunk.count, limit - bytes.count)
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, want) }
-        if n < 0 && errno == EINTR { continue }
-        guard n >= 0 else { return nil }
-        if n == 0 { break }
-        bytes += chunk[..<n]
-    }
-    return bytes
-}
-
 /// Prints exactly one JSON object on standard output.
 func printJSON(_ value: JSONValue) {
     print(value.jsonString)
@@ -112,42 +97,25 @@ private final class BlockingOutcome<T: Sendable>: @unchecked Sendable {
     var result: Result<T, any Error>?
 }
 
-/// Reads a token argument: `-` reads standard input (one trailing newline is dropped, nothing
-/// else is trimmed, so stray white space is still reported).
+/// Reads a token or code argument: `-` reads standard input and `@FILE` a file, so that secrets
+/// stay off command lines (one trailing newline is dropped, nothing else is trimmed, so stray
+/// white space is still reported). No JWT, refresh token or code starts with `@`.
 func readTokenArgument(_ argument: String) throws -> String {
-    guard argument == "-" else { return argument }
-    guard let data = readAll(0) else { throw TokenError(.invalidInput, "cannot read standard input: \(String(cString: strerror(errno)))") }
-    var text = String(decoding: data, as: UTF8.self)
+    guard argument == "-" || argument.hasPrefix("@") else { return argument }
+    let path = argument == "-" ? "-" : String(argument.dropFirst())
+    var text = String(decoding: try SecretFile.readBytes(path: path, limit: 4 << 20), as: UTF8.self)
     if text.hasSuffix("\r\n") { text.removeLast(2) } else if text.hasSuffix("\n") { text.removeLast() }
-    if text.isEmpty { throw TokenError(.malformed, "standard input held no token") }
+    if text.isEmpty { throw TokenError(.malformed, "\(path == "-" ? "standard input" : path) held no token") }
     return text
 }
 
 /// Reads a file as bytes, or throws `invalid_input` naming it. `-` reads standard input.
 func readFileBytes(_ path: String, limit: Int = 4 << 20) throws -> [UInt8] {
-    if path == "-" {
-        guard let bytes = readAll(0) else { throw TokenError(.invalidInput, "cannot read standard input: \(String(cString: strerror(errno)))") }
-        return bytes
-    }
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw TokenError(.invalidInput, "cannot read \(path): \(fileErrorReason(errno))") }
-    defer { close(fd) }
-    guard let bytes = readAll(fd, limit: limit + 1) else {
-        throw TokenError(.invalidInput, "cannot read \(path): \(fileErrorReason(errno))")
-    }
-    guard bytes.count <= limit else { throw TokenError(.invalidInput, "\(path) is larger than \(limit) bytes") }
-    return bytes
+    try SecretFile.readBytes(path: path, limit: limit)
 }
 
 /// The few reasons worth their own words; strerror for the rest.
-private func fileErrorReason(_ code: Int32) -> String {
-    switch code {
-    case ENOENT: "no such file"
-    case EACCES: "permission denied"
-    case EISDIR: "is a directory"
-    default: String(cString: strerror(code)).lowercased()
-    }
-}
+private func fileErrorReason(_ code: Int32) -> String { SecretFile.reason(code) }
 
 func readFileText(_ path: String) throws -> String {
     String(decoding: try readFileBytes(path), as: UTF8.self)
@@ -244,11 +212,9 @@ func readSingleKey(_ path: String) throws -> JWK {
     }
 }
 
-/// Reads an HMAC secret: the file's bytes exactly, except one trailing newline (`echo`/`openssl
-/// rand -hex` add one), which is dropped.
+/// Reads an HMAC secret with ``SecretFile/read(path:)`` (one trailing newline dropped).
 func readHMACSecret(_ path: String) throws -> JWK {
-    var bytes = try readFileBytes(path, limit: 64 * 1024)
-    if bytes.last == 0x0A { bytes.removeLast(); if bytes.last == 0x0D { bytes.removeLast() } }
+    let bytes = try SecretFile.read(path: path)
     do { return try JWK(hmacSecret: bytes) }
     catch let e as TokenError { throw TokenError(e.code, "\(path): \(e.message)") }
 }

@@ -17,12 +17,12 @@ struct TokenTool: AsyncParsableCommand {
     static var subcommandList: [any ParsableCommand.Type] {
         var list: [any ParsableCommand.Type] = [Decode.self, Verify.self, Sign.self, Keygen.self, JWKCommand.self, JWKSCommand.self, Bench.self]
         #if TOKENTOOL_FULL
-        list += [Idp.self, TokenCommand.self, UserCommand.self, KeysCommand.self]
+        list += [Idp.self, TokenCommand.self, UserCommand.self, KeysCommand.self, Serve.self]
         #endif
         return list
     }
 
-    /// Exit codes are part of the contract (CLI.md): 0 ok, 1 rejected, 2 usage or configuration.
+    /// Exit codes are part of the contract (docs/cli.md, docs/errors.md): 0 ok, 1 rejected, 2 usage or configuration.
     /// ArgumentParser would exit 64 on usage errors, hence this override.
     static func main() async {
         do {

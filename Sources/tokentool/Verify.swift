@@ -130,7 +130,7 @@ struct VerifyRequest: Equatable {
                 printJSON(.object(["valid": true, "header": .object(result.header.members), "payload_b64": .string(result.payloadBase64URL),
                                    "kid": result.keyID.map(JSONValue.string) ?? .null]))
             } else {
-                printSignatureOnly(result, key: usedKey(sources, keyID: result.keyID, algorithm: result.header.algorithm))
+                printSignatureOnly(result, key: describe(result.key, from: sources))
             }
         } else {
             let result = try verifier.verify(text)
@@ -138,7 +138,7 @@ struct VerifyRequest: Equatable {
                 printJSON(.object(["valid": true, "header": .object(result.header.members), "payload": .object(result.claims.object),
                                    "kid": result.keyID.map(JSONValue.string) ?? .null]))
             } else {
-                printValid(result, key: usedKey(sources, keyID: result.keyID, algorithm: result.header.algorithm),
+                printValid(result, key: describe(result.key, from: sources),
                            now: options.clock.now().timeIntervalSince1970)
             }
         }
@@ -196,7 +196,8 @@ struct VerifyRequest: Equatable {
             return (sets[0], sources)
         }
         do {
-            return (try JWKSet(keys: sources.map(\.key)), sources)
+            // The kids of keys the files refused stay in the set: a usable key sharing one is ambiguous.
+            return (try JWKSet(keys: sources.map(\.key), rejected: sets.flatMap(\.rejected)), sources)
         } catch let e as TokenError {
             throw TokenError(e.code, "the trusted keys: \(e.message)")
         }
@@ -213,12 +214,12 @@ struct VerifyRequest: Equatable {
         #endif
     }
 
-    /// The key that verified, as far as it can be told: by kid, else the only key allowing the algorithm.
-    private func usedKey(_ sources: [KeyFromFile], keyID: String?, algorithm: JWSAlgorithm) -> String {
-        if let keyID, let k = sources.first(where: { $0.key.keyID == keyID }) { return "\(k.key.summary) (from \(k.source))" }
-        let able = sources.filter { (try? $0.key.check(algorithm, for: .verify)) != nil }
-        if able.count == 1 { return "\(able[0].key.summary) (from \(able[0].source))" }
-        return "one of \(able.count) keys that allow \(algorithm.rawValue)"
+    /// The key that verified (the verifier says which) and the file it came from.
+    private func describe(_ key: JWK, from sources: [KeyFromFile]) -> String {
+        let thumbprint = try? key.thumbprint()
+        let source = sources.count == 1 ? sources.first
+            : sources.first { $0.key.keyID == key.keyID && (try? $0.key.thumbprint()) == thumbprint }
+        return key.summary + (source.map { " (from \($0.source))" } ?? "")
     }
 
     private func printValid(_ result: VerifiedToken<ClaimSet>, key: String, now: Double) {

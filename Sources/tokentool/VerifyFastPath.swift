@@ -1,6 +1,6 @@
 /// `tokentool verify` in a script or a health check runs once per token, so the process's
-/// start-up is most of its cost (issue 5: the whole process within 1.5× of `openssl dgst
-/// -verify`). swift-argument-parser spends ~14M instructions on reflection before a command
+/// start-up is most of its cost (the target: the whole process within 1.5× of `openssl dgst
+/// -verify`; docs/performance.md). swift-argument-parser spends ~14M instructions on reflection before a command
 /// runs (callgrind: protocol-conformance lookups that scan every conformance record, and
 /// metadata built from mangled names), more than loading the key and verifying together.
 ///

@@ -3,7 +3,7 @@ import Foundation
 @testable import Identity
 @testable import JOSE
 
-// libFuzzer target "provider": hostile provider responses (issue 6). A scripted HTTPTransport
+// libFuzzer target "provider": hostile provider responses. A scripted HTTPTransport
 // answers every request the Identity module makes with bytes taken from the fuzz input, for:
 //
 //   scenario 0  RemoteJWKS: keys(), again after the clock moves (cache, ETag/304, stale), after

@@ -17,7 +17,8 @@ import Testing
             c.mapping[.emailVerified] = try ClaimPath("user_data.verified")
             let provider = try CustomJWTProvider(configuration: c, keys: .remote(try RemoteJWKS(url: standIn.customJWKSURL, transport: transport)))
             let identity = try await provider.verify(token: try standIn.idToken("custom"))
-            #expect(identity == Identity(provider: "acme", subject: "user-42", email: "standin@example.com", emailVerified: true,
+            #expect(identity == Identity(provider: "acme", subject: "user-42", issuer: standIn.settings.customIssuer,
+                                         email: "standin@example.com", emailVerified: true,
                                          name: "Stand In", rawClaims: identity.rawClaims))
             #expect(identity.rawClaims["user_data"]?.objectValue?["name"] == .string("Stand In"))
         }
@@ -48,6 +49,7 @@ import Testing
                                        keys: .keys(try JWKSet(keys: [secret])))
         #expect(try await ok.verify(token: token).subject == "u1")
         #expect(try await ok.verify(token: token).provider == "jwt")
+        #expect(try await ok.verify(token: token).issuer == "https://i")
         let narrowed = try CustomJWTProvider(configuration: .init(issuers: ["https://i"], audiences: ["a"], algorithms: [.hs512]),
                                              keys: .keys(try JWKSet(keys: [secret])))
         #expect(await errorCode { _ = try await narrowed.verify(token: token) } == "algorithm_not_allowed")
@@ -57,6 +59,12 @@ import Testing
         let keys = KeySource.keys(try JWKSet(keys: []))
         #expect(throws: TokenError(.invalidConfiguration, "")) { try CustomJWTProvider(configuration: .init(issuers: [], audiences: ["a"]), keys: keys) }
         #expect(throws: TokenError(.invalidConfiguration, "")) { try CustomJWTProvider(configuration: .init(issuers: ["i"], audiences: []), keys: keys) }
+        // A custom provider may not take a built-in provider's name (issue 11 item 2).
+        for name in ["google", "apple", "facebook", "Google"] {
+            #expect(throws: TokenError(.invalidConfiguration, "")) {
+                try CustomJWTProvider(configuration: .init(name: name, issuers: ["i"], audiences: ["a"]), keys: keys)
+            }
+        }
         #expect(throws: TokenError(.invalidConfiguration, "")) { try ClaimPath("a..b") }
         #expect(throws: TokenError(.invalidConfiguration, "")) { try ClaimPath("") }
         #expect(try ClaimPath("user_data.name").value(in: ["user_data": .object(["name": "x"])]) == .string("x"))

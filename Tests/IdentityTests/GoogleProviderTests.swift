@@ -66,6 +66,32 @@ import Testing
         }
     }
 
+    /// An expected nonce, as Apple has (issue 11 item 5): the raw nonce or its SHA-256 hex.
+    @Test func expectedNonce() async throws {
+        try await withStandIn { standIn, transport in
+            let google = try provider(standIn, transport)
+            #expect(try await google.verify(idToken: try standIn.idToken("google", ["nonce": "n-0S6_WzA2Mj"]), nonce: "n-0S6_WzA2Mj").subject == "110000000000000000001")
+            #expect(await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google", ["nonce": "another-nonce"]), nonce: "n-0S6_WzA2Mj") } == "invalid_nonce")
+            #expect(await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google"), nonce: "n-0S6_WzA2Mj") } == "invalid_nonce")
+            // Without an expected nonce, a token's nonce is not checked.
+            _ = try await google.verify(idToken: try standIn.idToken("google", ["nonce": "anything"]))
+        }
+    }
+
+    /// With several audiences, `azp` must be one of our client ids (issue 11 item 5).
+    @Test func azpWithSeveralAudiences() async throws {
+        try await withStandIn { standIn, transport in
+            let google = try provider(standIn, transport)
+            let ours = standIn.settings.googleClientID
+            let both: JSONValue = [.string(ours), "someone-else.apps.googleusercontent.com"]
+            #expect(try await google.verify(idToken: try standIn.idToken("google", ["aud": both])).subject == "110000000000000000001")
+            #expect(await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google", ["aud": both, "azp": "someone-else.apps.googleusercontent.com"])) } == "invalid_audience")
+            #expect(await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google", ["aud": both, "azp": .null])) } == "invalid_audience")
+            // One audience: azp is the authorized party (an Android client, say) and is not checked.
+            _ = try await google.verify(idToken: try standIn.idToken("google", ["azp": "android-client.apps.googleusercontent.com"]))
+        }
+    }
+
     @Test func hostedDomain() async throws {
         try await withStandIn { standIn, transport in
             let google = try provider(standIn, transport, hostedDomain: "example.com")

@@ -4,7 +4,7 @@ import JOSE
 import ProviderStandIn
 import Testing
 
-/// Hostile provider responses (issue 6): a provider, or whoever answers in its place, sends
+/// Hostile provider responses: a provider, or whoever answers in its place, sends
 /// bodies that are too large, not JSON, nested 10,000 deep, with duplicate or wrongly typed
 /// members, NUL bytes, errors with HTTP 200, or a JWKS of 100,000 keys. Each is refused with its
 /// exact code, and no error message ever shows a secret we sent, even when the provider echoes it.

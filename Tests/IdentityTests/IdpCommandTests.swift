@@ -1,51 +1,22 @@
+import CLIHarness
 import Foundation
 import Identity
 import JOSE
 import ProviderStandIn
 import Testing
 
-/// Written by one reader thread, read after `DispatchGroup.wait()`.
-final class DataBox: @unchecked Sendable { var data = Data() }
-
 /// Runs the built `tokentool` binary against the stand-in and checks stdout, stderr and exit codes.
 @Suite struct IdpCommandTests {
-    /// The tokentool built beside the running test bundle (so a sanitizer build tests its own).
-    static let tool: String = {
-        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("tokentool").path
-    }()
-
     struct Run { var status: Int32; var stdout: String; var stderr: String
         var json: JSONObject? { (try? JSONValue(parsing: stdout))?.objectValue }
         var errorCode: String? { json?["error"]?.objectValue?["code"]?.stringValue }
         var identity: JSONObject? { json?["identity"]?.objectValue }
     }
 
+    /// The built tokentool, through the shared harness.
     func run(_ args: [String], stdin: String? = nil) async throws -> Run {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.tool), "build tokentool first (swift build)")
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Run, any Error>) in
-            DispatchQueue.global().async {
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: Self.tool)
-                p.arguments = args
-                let out = Pipe(), err = Pipe(), input = Pipe()
-                p.standardOutput = out
-                p.standardError = err
-                p.standardInput = input
-                do { try p.run() } catch { continuation.resume(throwing: error); return }
-                input.fileHandleForWriting.write(Data((stdin ?? "").utf8))
-                try? input.fileHandleForWriting.close()
-                let group = DispatchGroup()
-                let errData = DataBox()
-                group.enter()
-                DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-                let outData = out.fileHandleForReading.readDataToEndOfFile()
-                group.wait()
-                p.waitUntilExit()
-                continuation.resume(returning: Run(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                                                   stderr: String(decoding: errData.data, as: UTF8.self)))
-            }
-        }
+        let r = try await CLI.detached { try CLI.tokentool(args, stdin: stdin) }
+        return Run(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 
     func tempFile(_ text: String) throws -> String {
@@ -93,7 +64,7 @@ final class DataBox: @unchecked Sendable { var data = Data() }
         }
     }
 
-    /// `tokentool verify --jwks URL` fetches the set through the Identity module (CLI.md: --jwks FILE|URL).
+    /// `tokentool verify --jwks URL` fetches the set through the Identity module (docs/cli.md: --jwks FILE|URL).
     @Test
     func verifyWithJWKSURL() async throws {
         try await withStandIn { standIn, _ in
@@ -180,6 +151,39 @@ final class DataBox: @unchecked Sendable { var data = Data() }
                                         "--map", "nickname=x", "--json", try standIn.idToken("custom")])
             #expect(badMap.status == 2)
             #expect(badMap.errorCode == "invalid_input")
+        }
+    }
+
+    /// `idp jwt --secret-file` reads the secret as `verify --secret-file` does: a file ending in a
+    /// newline is the same key (issue 11 item 9; before, the newline became part of the key).
+    /// Auth codes come from standard input or a file, off the command line (issue 11 item 7).
+    @Test
+    func googleCodeFromStandardInputOrAFile() async throws {
+        try await withStandIn { standIn, _ in
+            let s = standIn.settings
+            let secretFile = try tempFile(s.googleClientSecret + "\n")
+            let codeFile = try tempFile("standin-google-code\n")
+            let base = ["idp", "google", "--client-id", s.googleClientID, "--client-secret-file", secretFile,
+                        "--token-url", standIn.googleTokenURL, "--jwks", standIn.googleJWKSURL, "--json"]
+            let fromStdin = try await run(base + ["--code", "-"], stdin: "standin-google-code\n")
+            #expect(fromStdin.status == 0, "\(fromStdin.stdout) \(fromStdin.stderr)")
+            let fromFile = try await run(base + ["--code", "@" + codeFile])
+            #expect(fromFile.status == 0, "\(fromFile.stdout) \(fromFile.stderr)")
+            #expect(fromFile.identity?["subject"] == "110000000000000000001")
+        }
+    }
+
+    @Test
+    func customJWTSecretFileDropsTheTrailingNewline() async throws {
+        let secret = Array("idp-jwt-secret-of-more-than-32-bytes".utf8)
+        let now = Int64(Date().timeIntervalSince1970)
+        let token = try JWTSigner(key: JWK(hmacSecret: secret), algorithm: .hs256)
+            .sign(["iss": "https://issuer.test", "aud": "app", "sub": "s-1", "iat": .int(now), "exp": .int(now + 600)])
+        let file = try tempFile(String(decoding: secret, as: UTF8.self) + "\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        for command in [["idp", "jwt", "--iss", "https://issuer.test", "--aud", "app"], ["verify", "--iss", "https://issuer.test", "--aud", "app"]] {
+            let r = try await run(command + ["--secret-file", file, "--json", token])
+            #expect(r.status == 0, "\(command[0]): \(r.stdout) \(r.stderr)")
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import JOSE
 
-/// Claim validation (issue 2 item 5) against an injected clock.
+/// Claim validation against an injected clock.
 @Suite struct ClaimsValidationTests {
     static let now: Int64 = 1_800_000_000
     static let key = try! JWK(hmacSecret: [UInt8](repeating: 0x17, count: 32))

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import JOSE
 
-/// Issue 6, timing: MAC comparisons go through ``ConstantTime/equals(_:_:)`` (OpenSSL
+/// Timing: MAC comparisons go through ``ConstantTime/equals(_:_:)`` (OpenSSL
 /// `CRYPTO_memcmp`). Proven by counting its calls on the verify path with the debug-only
 /// ComparisonProbe, not by measuring time.
 @Suite struct ConstantTimeTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import JOSE
 
-/// JWK Sets: kid selection never falls back, ambiguity is refused, secrets and public keys never mix.
+/// JWK Sets: kid selection never falls back, ambiguity is refused, each key decides its algorithms.
 @Suite struct JWKSetTests {
     static func ec(_ kid: String?) throws -> JWK { var k = try JWK.generate(curve: .p256); k.keyID = kid; return k }
 
@@ -43,14 +43,37 @@ import Testing
         #expect(throws: TokenError(.keyNotFound, "")) { try JWTVerifier(keys: fromJSON).verify(token) }
     }
 
-    @Test func mixedSecretAndPublicRefused() throws {
-        let secret = try JWK.generateSecret()
+    /// A set may hold secrets and public keys together (issue 11 item 8); each key keeps to its
+    /// own algorithms, and such a set is never written out as a public JWKS.
+    @Test func secretsAndPublicKeysTogetherEachKeyDecides() throws {
+        var secret = try JWK.generateSecret()
+        secret.keyID = "s"
         let ec = try Self.ec("e")
-        #expect(throws: TokenError(.invalidKey, "")) { try JWKSet(keys: [secret, ec.publicKey]) }
         let json = #"{"keys":[\#(try secret.jsonString(includePrivate: true)),\#(try ec.publicKey.jsonString())]}"#
-        #expect(throws: TokenError(.invalidKey, "")) { try JWKSet(json: json) }
-        // Two secrets are fine.
-        _ = try JWKSet(keys: [secret, try JWK.generateSecret()])
+        for set in [try JWKSet(keys: [secret, ec.publicKey]), try JWKSet(json: json)] {
+            #expect(set.keys.count == 2)
+            let verifier = JWTVerifier(keys: set)
+            #expect(try verifier.verify(try JWTSigner(key: secret).sign(["sub": "x"] as ClaimSet)).keyID == "s")
+            #expect(try verifier.verify(try JWTSigner(key: ec).sign(["sub": "x"] as ClaimSet)).keyID == "e")
+            // The EC key never verifies an HS256 token, even one naming it.
+            var confused = secret
+            confused.keyID = "e"
+            #expect(throws: TokenError(.algorithmNotAllowed, "")) { try verifier.verify(try JWTSigner(key: confused).sign(["sub": "x"] as ClaimSet)) }
+            #expect(throws: TokenError(.invalidKey, "")) { try set.jsonString() }
+            _ = try set.jsonString(includePrivate: true)
+        }
+    }
+
+    /// Wycheproof json_web_key_test tcId 4: one of two keys sharing a kid is refused on load;
+    /// rebuilt with the refusals kept, the set still calls the kid ambiguous.
+    @Test func refusedKidsSurviveARebuild() throws {
+        let file = try TestVectors.wycheproof("json_web_key_test.json")
+        let group = file["testGroups"].array.first { $0["tests"].array.contains { $0["tcId"].int == 4 } }!
+        let token = group["tests"].array.first { $0["tcId"].int == 4 }!["jws"].string
+        let set = try JWKSet(json: group["private"].jsonText)
+        #expect(set.keys.count == 1 && set.rejected.count == 1)
+        let rebuilt = try JWKSet(keys: set.keys, rejected: set.rejected)
+        #expect(throws: TokenError(.keyNotFound, "")) { try JWTVerifier(keys: rebuilt).verifySignature(token) }
     }
 
     @Test func noKidTriesKeysThatAllowTheAlgorithm() throws {

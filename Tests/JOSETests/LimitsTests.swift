@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import JOSE
 
-/// Issue 6, bounded resources: every limit is enforced at its boundary (at the limit: accepted;
+/// Bounded resources: every limit is enforced at its boundary (at the limit: accepted;
 /// one past: refused with the documented code) and, where docs/security.md says so, configurable.
 @Suite struct LimitsTests {
     static let secret = try! JWK(hmacSecret: Array(repeating: 0x51, count: 32))

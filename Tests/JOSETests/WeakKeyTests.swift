@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import JOSE
 
-/// Weak keys are refused when read, so they can neither sign nor verify (issue 2 item 4).
+/// Weak keys are refused when read, so they can neither sign nor verify.
 @Suite struct WeakKeyTests {
     @Test func rsa1024() throws {
         #expect(throws: TokenError(.invalidKey, "")) { try JWK(pem: TestVectors.text("pem/weak-rsa1024.pkcs8.pem")) }

@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+public import JOSE
 
 /// A stand-in for Google, Apple and Facebook on 127.0.0.1, speaking each provider's real HTTP
 /// protocol: JWKS with Cache-Control and ETag (Google `/oauth2/v3/certs`, Apple `/auth/keys`,
@@ -27,6 +27,8 @@ public final class ProviderStandIn: @unchecked Sendable {
         case malformedJWKS
         /// Answer with this status and these body bytes (as `application/json`): hostile responses.
         case body(status: Int, bytes: [UInt8])
+        /// Answer with this redirect status and `Location` (redirect policy tests).
+        case redirect(status: Int, location: String)
     }
 
     public struct Settings: Sendable {
@@ -227,10 +229,7 @@ public final class ProviderStandIn: @unchecked Sendable {
     public func registerAppleCode(_ code: String, claims: ClaimSet? = nil, singleUse: Bool = true) {
         lock.withLock { appleCodes[code] = Code(claims: claims ?? ClaimSet(), redirectURI: nil, singleUse: singleUse) }
     }
-
-    public func registerFacebookUser(_ user: FacebookUser) {
-        lock.withLock { facebookUsers[user.accessToken] = user }
-    }
+    public func registerFacebookUser(_ user: FacebookUser) { lock.withLock { facebookUsers[user.accessToken] = user } }
 
     private func registerDefaults() {
         googleCodes["standin-google-code"] = Code(claims: ClaimSet(), redirectURI: nil, singleUse: false)
@@ -265,6 +264,7 @@ public final class ProviderStandIn: @unchecked Sendable {
         case .oversized(let n): return .json("{\"keys\":[],\"pad\":\"" + String(repeating: "x", count: max(0, n)) + "\"}")
         case .malformedJWKS: return .json(#"{"keys":"none"}"#, headers: [("Cache-Control", "max-age=3600")])
         case .body(let status, let bytes): return StandInResponse(status: status, headers: [("Content-Type", "application/json")], body: bytes)
+        case .redirect(let status, let location): return StandInResponse(status: status, headers: [("Location", location)])
         }
         switch (request.method, path) {
         case ("GET", "/oauth2/v3/certs"), ("GET", "/auth/keys"), ("GET", "/.well-known/oauth/openid/jwks/"), ("GET", "/.well-known/jwks.json"):

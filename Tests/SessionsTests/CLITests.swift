@@ -1,17 +1,12 @@
+import CLIHarness
 import Foundation
 import JOSE
 import Testing
 @_spi(Testing) @testable import Sessions
 
 /// The session commands of the built `tokentool` binary, end to end, on both stores:
-/// stdout, stderr and exit codes as CLI.md specifies them.
+/// stdout, stderr and exit codes as docs/sessions.md and docs/cli.md specify them.
 @Suite struct CLITests {
-    /// The tokentool built beside the running test bundle (so a sanitizer build tests its own).
-    static let binary: String = {
-        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("tokentool").path
-    }()
-
     struct Run {
         let status: Int32
         let stdout: String
@@ -25,14 +20,11 @@ import Testing
         var errorCode: String? { (try? json)?["error"]?.objectValue?["code"]?.stringValue }
     }
 
+    /// The built tokentool, through the shared harness, without the caller's store settings.
     static func tokentool(_ args: [String], stdin: String? = nil) async throws -> Run {
-        guard FileManager.default.isExecutableFile(atPath: binary) else {
-            throw HarnessError("\(binary) is missing: build it first (swift build)")
+        let r = try await CLI.detached {
+            try CLI.tokentool(args, stdin: stdin, environment: ["TOKENTOOL_STORE": nil, "TOKENTOOL_STORE_FILE": nil, "TOKENTOOL_MASTER_KEY_FILE": nil])
         }
-        var env = ProcessInfo.processInfo.environment
-        env["TOKENTOOL_STORE"] = nil
-        env["TOKENTOOL_MASTER_KEY_FILE"] = nil
-        let r = try await runProcess(binary, args, environment: env, stdin: stdin)
         return Run(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 

@@ -4,7 +4,7 @@ import JOSE
 import Testing
 @_spi(Testing) @testable import Sessions
 
-/// Hostile refresh tokens, access tokens and ids handed to Sessions (issue 6), on every store:
+/// Hostile refresh tokens, access tokens and ids handed to Sessions, on every store:
 /// each is refused with its documented code, and the store is left exactly as it was (no token
 /// spent, no family revoked, no user created or deleted). SQL text is data: it finds nothing, and
 /// where it is a legitimate value (a provider's subject) it is stored literally and touches no

@@ -1,8 +1,9 @@
+import CLIHarness
 import Foundation
 import Testing
 @testable import tokentool
 
-/// `tokentool bench` (CLI.md; issue 5): every algorithm with its raw rows, in the JSON shape the
+/// `tokentool bench` (docs/performance.md): every algorithm with its raw rows, in the JSON shape the
 /// peer harness reads; and the table's number formatting (`fixed`, which replaced `String(format:)`).
 @Suite struct BenchTests {
     private static let algorithms = ["HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512",

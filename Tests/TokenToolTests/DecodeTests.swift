@@ -1,3 +1,4 @@
+import CLIHarness
 import Foundation
 import Testing
 
@@ -89,7 +90,7 @@ import Testing
     }
 }
 
-/// The malformed inputs of issue 2 item 2, through both decode and verify: exit 1, code
+/// Malformed tokens (docs/errors.md, `malformed`), through both decode and verify: exit 1, code
 /// `malformed`, a one-line `error: malformed: …` on stderr, nothing on stdout.
 @Suite struct MalformedTokenTests {
     static let h = b64url(#"{"alg":"HS256","typ":"JWT"}"#)

@@ -1,18 +1,28 @@
+import CLIHarness
 import Foundation
 import JOSE
 import Testing
 
-/// Every example in README.md and docs/{tokens,keys,cli,errors}.md runs.
+/// Every page of README.md and docs/ is checked: its ```sh examples run, each of its ```swift
+/// examples is a verbatim copy of a marked region of a test that compiles (and, for
+/// docs/library.md and docs/tokens.md, runs) it, and every repository path it names exists.
 ///
 /// Convention: a ```sh block is run by bash (`set -eo pipefail`, stderr merged into stdout), the
 /// blocks of one page in order, in one fresh directory (a `cd` carries over to the next block), with
 /// the built tokentool on PATH. A ```text
 /// block that directly follows an ```sh block is its expected output: `…` inside a line matches any
 /// text, and a line holding only `…` matches any number of lines. Blocks marked ```bash (the
-/// README's set-up commands) and ```swift are not run here; the Swift example of docs/tokens.md is
-/// compiled and run below, verbatim.
+/// README's set-up commands, the benchmark recipes of docs/performance.md) are not run. A Swift
+/// example lives in a test between `// docs/PAGE begin` and `// docs/PAGE end` (its `import`
+/// lines aside); a ```swift block starting with `public protocol` quotes a declaration, and each
+/// of its lines must appear in Sources/.
 @Suite struct DocsTests {
-    static let pages = ["README.md", "docs/tokens.md", "docs/keys.md", "docs/cli.md", "docs/errors.md"]
+    /// README.md and every page of docs/.
+    static let pages: [String] = {
+        let docs = CLI.packageRoot.appendingPathComponent("docs")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? []
+        return ["README.md"] + names.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+    }()
 
     struct Block {
         let language: String
@@ -97,7 +107,9 @@ import Testing
                 #expect(Self.matches(actual, expected), "\(page):\(blocks[k + 1].line): output differs.\n--- expected\n\(expected.joined(separator: "\n"))\n--- actual\n\(actual.joined(separator: "\n"))")
             }
         }
-        #expect(ran > 0, "\(page) has no ```sh example")
+        if ["README.md", "docs/tokens.md", "docs/keys.md", "docs/cli.md", "docs/errors.md"].contains(page) {
+            #expect(ran > 0, "\(page) has no ```sh example")
+        }
     }
 
     @Test func matcherCanFail() {
@@ -141,13 +153,82 @@ import Testing
         // docs/tokens.md end
         #expect(verified.claims.subject == "42")
         #expect(verified.keyID == "k1")
+    }
 
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8).components(separatedBy: "\n")
-        let begin = try #require(source.firstIndex { $0.hasSuffix("// docs/tokens.md begin") })
-        let end = try #require(source.firstIndex { $0.hasSuffix("// docs/tokens.md end") })
-        let here = source[(begin + 1)..<end].map { $0.trimmingCharacters(in: .whitespaces) }
-        let doc = try #require(Self.blocks("docs/tokens.md").first { $0.language == "swift" })
-        let docLines = doc.text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0 != "import JOSE" }
-        #expect(Array(here) == docLines.drop(while: \.isEmpty).map { $0 })
+    @Test func everyPageIsListed() {
+        #expect(Self.pages.count >= 11 && Self.pages.contains("docs/library.md") && Self.pages.contains("docs/architecture.md"))
+    }
+
+    /// Trimmed lines of every `// docs/PAGE begin` … `// docs/PAGE end` region of the test sources, by page.
+    static func markedRegions() throws -> [String: [[String]]] {
+        let tests = CLI.packageRoot.appendingPathComponent("Tests")
+        var regions: [String: [[String]]] = [:]
+        guard let walk = FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil) else { return [:] }
+        for case let url as URL in walk where url.pathExtension == "swift" {
+            var open: (page: String, lines: [String])? = nil
+            for line in try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n") {
+                let t = line.trimmingCharacters(in: .whitespaces)
+                if t.hasPrefix("// docs/"), t.hasSuffix(" begin") {
+                    open = ("docs/" + t.dropFirst(8).dropLast(6), [])
+                } else if let o = open, t == "// \(o.page) end" {
+                    regions[o.page, default: []].append(o.lines)
+                    open = nil
+                } else if open != nil {
+                    open!.lines.append(t)
+                }
+            }
+        }
+        return regions
+    }
+
+    @Test(arguments: pages)
+    func swiftExamplesAreCompiledByATest(page: String) throws {
+        let regions = try Self.markedRegions()[page] ?? []
+        for block in try Self.blocks(page) where block.language == "swift" {
+            var lines = block.text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            if lines.first?.hasPrefix("public protocol") == true {
+                let sources = try Self.sourceLines()
+                for line in lines where !line.isEmpty {
+                    #expect(sources.contains(line), "\(page):\(block.line): \"\(line)\" is not in Sources/")
+                }
+                continue
+            }
+            lines.removeAll { $0.hasPrefix("import ") }
+            while lines.first == "" { lines.removeFirst() }
+            while lines.last == "" { lines.removeLast() }
+            #expect(regions.contains(lines), "\(page):\(block.line): this Swift example is not a verbatim region of any test (// \(page) begin … end)")
+        }
+    }
+
+    /// Trimmed lines of every Swift file under Sources/.
+    static func sourceLines() throws -> Set<String> {
+        let root = CLI.packageRoot.appendingPathComponent("Sources")
+        var out: Set<String> = []
+        guard let walk = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        for case let url as URL in walk where url.pathExtension == "swift" {
+            for line in try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n") {
+                out.insert(line.trimmingCharacters(in: .whitespaces))
+            }
+        }
+        return out
+    }
+
+    /// Every repository path a page names (Sources/…, Tests/…, scripts/…, TestVectors/…, docs/…,
+    /// and relative links) exists, so a moved file cannot leave a page pointing nowhere.
+    @Test(arguments: pages)
+    func pathsAndLinksExist(page: String) throws {
+        let text = try String(contentsOf: CLI.packageRoot.appendingPathComponent(page), encoding: .utf8)
+        let base = CLI.packageRoot.appendingPathComponent(page).deletingLastPathComponent()
+        let pathPattern = try NSRegularExpression(pattern: #"(?<![\w./-])(Sources|Tests|scripts|TestVectors)/[A-Za-z0-9_+./-]*[A-Za-z0-9_]"#)
+        let linkPattern = try NSRegularExpression(pattern: #"\]\(([^)#:\s]+)(#[^)]*)?\)"#)
+        let range = NSRange(text.startIndex..., in: text)
+        for match in pathPattern.matches(in: text, range: range) {
+            let path = String(text[Range(match.range, in: text)!])
+            #expect(FileManager.default.fileExists(atPath: CLI.packageRoot.appendingPathComponent(path).path), "\(page) names \(path), which does not exist")
+        }
+        for match in linkPattern.matches(in: text, range: range) {
+            let target = String(text[Range(match.range(at: 1), in: text)!])
+            #expect(FileManager.default.fileExists(atPath: base.appendingPathComponent(target).path), "\(page) links to \(target), which does not exist")
+        }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIHarness
 import Foundation
 import JOSE
 import Testing
@@ -6,6 +7,9 @@ import Testing
 #if canImport(Sessions)
 import Identity
 import Sessions
+#endif
+#if canImport(AuthServer)
+import AuthServer
 #endif
 
 /// The error registry: every code each module declares has a class, a CLI exit code and a row in
@@ -17,6 +21,9 @@ import Sessions
         #if canImport(Sessions)
         codes += TokenError.Code.identityCodes + TokenError.Code.sessionsCodes
         #endif
+        #if canImport(AuthServer)
+        codes += TokenError.Code.authServerCodes
+        #endif
         return codes
     }()
 
@@ -26,8 +33,10 @@ import Sessions
         var rows: [String: String] = [:]
         for line in page.split(separator: "\n") where line.hasPrefix("| `") {
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard cells.count > 3 else { continue }
-            rows[cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = cells[2]
+            let name = cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            // The table of the classes themselves is not a table of codes.
+            guard cells.count > 3, TokenError.Kind(rawValue: name) == nil else { continue }
+            rows[name] = cells[2]
         }
         return rows
     }
@@ -60,11 +69,27 @@ import Sessions
 
     @Test func docsListOnlyDeclaredCodes() throws {
         let declared = Set(Self.allCodes.map(\.rawValue))
-        let documented = Set(try Self.documentedClasses().keys)
+        // The class table's rows (`| \`rejected\` | … |`) name classes, not codes.
+        let documented = Set(try Self.documentedClasses().keys).subtracting(TokenError.Kind.allCases.map(\.rawValue))
         #if canImport(Sessions)
         #expect(documented.subtracting(declared).isEmpty, "documented but not declared: \(documented.subtracting(declared).sorted())")
         #else
         #expect(declared.isSubset(of: documented))
         #endif
+    }
+
+    /// Other pages list codes with their exit code (`| \`code\` | 1 | …`): each must agree with the class.
+    @Test func exitCodesOnEveryPageFollowTheClass() throws {
+        let codes = Dictionary(uniqueKeysWithValues: Self.allCodes.map { ($0.rawValue, $0) })
+        let docs = CLI.packageRoot.appendingPathComponent("docs")
+        for name in try FileManager.default.contentsOfDirectory(atPath: docs.path) where name.hasSuffix(".md") {
+            let page = try String(contentsOf: docs.appendingPathComponent(name), encoding: .utf8)
+            for line in page.split(separator: "\n") where line.hasPrefix("| `") {
+                let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard cells.count > 3, let code = codes[cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))],
+                      let exit = Int32(cells[2]) else { continue }
+                #expect(exit == code.kind.exitCode.rawValue, "docs/\(name): \(code) is listed with exit \(exit)")
+            }
+        }
     }
 }

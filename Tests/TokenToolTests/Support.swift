@@ -1,72 +1,6 @@
+import CLIHarness
 import Foundation
 import Testing
-
-/// Runs the BUILT `tokentool` (and independent tools: openssl, python3, date) and captures
-/// stdout, stderr and the exit status. The binary is the one built beside the running test
-/// bundle (`<scratch path>/debug/tokentool`, which `swift build --build-tests` builds), so the
-/// AddressSanitizer build in .build-asan tests its own tokentool.
-enum CLI {
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let binary: URL = {
-        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("tokentool")
-    }()
-
-    struct Result: CustomStringConvertible {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-
-        /// stdout parsed by Foundation (not by JOSE) as one JSON object.
-        var json: [String: Any]? {
-            (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
-        }
-        /// `error.code` of a `--json` failure object.
-        var errorCode: String? { (json?["error"] as? [String: Any])?["code"] as? String }
-        var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
-    }
-
-    /// Runs `tokentool args…` in `dir`, with `stdin` as standard input (empty when nil).
-    static func tokentool(_ args: [String], stdin: String? = nil, in dir: URL? = nil) throws -> Result {
-        try run(binary.path, args, stdin: stdin, in: dir)
-    }
-
-    /// Runs a bash script (for openssl, python3 and the docs' examples), tokentool on the PATH.
-    static func sh(_ script: String, in dir: URL, stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
-        try run("/bin/bash", ["-c", script], stdin: stdin, in: dir, environment: environment)
-    }
-
-    static func run(_ executable: String, _ args: [String], stdin: String?, in dir: URL?, environment: [String: String] = [:]) throws -> Result {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tt-io-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err"), inURL = scratch.appendingPathComponent("in")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: inURL.path, contents: Data((stdin ?? "").utf8))
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL), input = try FileHandle(forReadingFrom: inURL)
-        defer { try? out.close(); try? err.close(); try? input.close() }
-
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = args
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = input
-        if let dir { p.currentDirectoryURL = dir }
-        var env = ProcessInfo.processInfo.environment
-        env["PATH"] = binary.deletingLastPathComponent().path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
-        env["TZ"] = "UTC"
-        env.merge(environment) { $1 }
-        p.environment = env
-        try p.run()
-        p.waitUntilExit()
-        return Result(status: p.terminationStatus,
-                      stdout: String(decoding: try readAll(outURL), as: UTF8.self),
-                      stderr: String(decoding: try readAll(errURL), as: UTF8.self))
-    }
-}
 
 /// A fresh directory per test, removed afterwards.
 final class Scratch {
@@ -136,11 +70,3 @@ func b64url(_ data: Data) -> String {
     data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
 }
 func b64url(_ text: String) -> String { b64url(Data(text.utf8)) }
-
-/// A file's bytes through FileHandle. (Foundation's `Data(contentsOf:)` leaks its read buffer on
-/// Linux for files it cannot size up front, which LeakSanitizer in `make check-memory` reports.)
-func readAll(_ url: URL) throws -> Data {
-    let handle = try FileHandle(forReadingFrom: url)
-    defer { try? handle.close() }
-    return try handle.readToEnd() ?? Data()
-}

@@ -26,6 +26,19 @@ import Testing
         #expect(human.stderr.isEmpty)
     }
 
+    /// Two kidless keys allow ES256: the output names the one that verified (the verifier says
+    /// which), not "one of 2 keys".
+    @Test func namesTheKeyThatVerified() throws {
+        let s = try Scratch()
+        for name in ["a", "b"] {
+            _ = try s.tokentool("keygen", "--type", "ec", "--out", "\(name).jwk", "--public-out", "\(name).pub.jwk")
+        }
+        let token = try s.tokentool("sign", "--key", "b.jwk", "--set", "sub=42").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let r = try s.tokentool("verify", "--key", "a.pub.jwk", "--key", "b.pub.jwk", token)
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("(from b.pub.jwk)") && !r.stdout.contains("a.pub.jwk") && !r.stdout.contains("one of"), "\(r)")
+    }
+
     @Test func rfc7515HS256VerifiesWithASecretFile() throws {
         let s = try Scratch()
         // The RFC's key bytes, decoded by base64(1), not by JOSE.

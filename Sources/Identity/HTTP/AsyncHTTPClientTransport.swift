@@ -1,11 +1,12 @@
 import AsyncHTTPClient
-import Foundation
+public import Foundation
 import JOSE
 import NIOCore
 
 /// The production ``HTTPTransport``: AsyncHTTPClient with connect and read timeouts, a
 /// deadline for the whole exchange, a response-size cap, and redirects followed only for GET,
-/// at most three, and only to URLs ``ProviderURL`` accepts (never a downgrade to plain http).
+/// at most three, and only where ``ProviderURL/redirectTarget(from:location:crossOrigin:)``
+/// allows (never from https to http; within the origin for JWKS fetches).
 ///
 /// Call ``shutdown()`` when done (AsyncHTTPClient requires it).
 ///
@@ -38,15 +39,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for _ in 0...maxRedirects {
             let response = try await sendOnce(current)
             guard [301, 302, 303, 307, 308].contains(response.status) else { return response }
-            guard current.method == "GET", let location = response.header("location"),
-                  let target = URL(string: location, relativeTo: URL(string: current.url))?.absoluteString
-            else {
+            guard current.method == "GET", let location = response.header("location") else {
                 throw TokenError(.providerUnavailable, "\(ProviderURL.shown(current.url)) answered with a redirect (\(response.status)) that is not followed")
             }
-            do { try ProviderURL.validate(target, what: "redirect target") } catch {
-                throw TokenError(.providerUnavailable, "\(ProviderURL.shown(current.url)) redirected to \(ProviderURL.shown(target)), which is not https")
-            }
-            current.url = target
+            current.url = try ProviderURL.redirectTarget(from: current.url, location: location,
+                                                         crossOrigin: request.followsCrossOriginRedirects)
         }
         throw TokenError(.providerUnavailable, "\(ProviderURL.shown(request.url)) redirected more than \(maxRedirects) times")
     }

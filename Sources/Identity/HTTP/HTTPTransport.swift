@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import JOSE
 
 /// One HTTP request to a provider.
@@ -11,6 +11,9 @@ public struct HTTPRequest: Sendable {
     public var timeout: TimeInterval
     /// Responses longer than this are refused (`provider_unavailable`).
     public var maxResponseBytes: Int
+    /// `false`: a redirect is followed only within the request's origin (scheme, host, port),
+    /// as JWKS fetches require. Redirects never go from https to http either way.
+    public var followsCrossOriginRedirects: Bool = true
 
     public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
                 timeout: TimeInterval = 5, maxResponseBytes: Int = 512 * 1024) {
@@ -71,6 +74,35 @@ public enum ProviderURL {
         case "http": throw TokenError(.invalidConfiguration, "\(what) must use https (plain http is allowed only for loopback hosts); found \(host)")
         default: throw TokenError(.invalidConfiguration, "\(what) has scheme \(scheme); expected https")
         }
+    }
+
+    /// Where a redirect from `current` to `location` may go, or why it may not.
+    ///
+    /// The target must be a URL ``validate(_:what:)`` accepts, never plain http after https (not
+    /// even to a loopback host: a hostile provider must not reach the server's internal
+    /// services), and, unless `crossOrigin`, on the same scheme, host and port.
+    /// - Throws: `provider_unavailable`.
+    public static func redirectTarget(from current: String, location: String, crossOrigin: Bool) throws -> String {
+        guard let base = URL(string: current), let target = URL(string: location, relativeTo: base)?.absoluteURL,
+              let from = URLComponents(url: base, resolvingAgainstBaseURL: false),
+              let to = URLComponents(url: target, resolvingAgainstBaseURL: false) else {
+            throw TokenError(.providerUnavailable, "\(shown(current)) redirected to an unreadable location")
+        }
+        let refused = "\(shown(current)) redirected to \(shown(target.absoluteString))"
+        do { try validate(target.absoluteString, what: "redirect target") } catch {
+            throw TokenError(.providerUnavailable, "\(refused), which is not https")
+        }
+        if from.scheme?.lowercased() == "https" && to.scheme?.lowercased() != "https" {
+            throw TokenError(.providerUnavailable, "\(refused): a redirect never leaves https")
+        }
+        func origin(_ c: URLComponents) -> String {
+            let scheme = c.scheme?.lowercased() ?? ""
+            return "\(scheme)://\(c.host?.lowercased() ?? ""):\(c.port ?? (scheme == "https" ? 443 : 80))"
+        }
+        if !crossOrigin && origin(from) != origin(to) {
+            throw TokenError(.providerUnavailable, "\(refused): a JWKS redirect must stay on its origin")
+        }
+        return target.absoluteString
     }
 
     /// A URL for messages: scheme, host and path, never the query (it may hold tokens or secrets).

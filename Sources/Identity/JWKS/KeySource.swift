@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+public import JOSE
 
 /// Where a provider's verification keys come from: a fixed set (a file, a secret) or a remote JWKS.
 public enum KeySource: Sendable {

@@ -1,5 +1,5 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// A provider's JWKS fetched over HTTP(S) and cached: one actor per JWKS URL, shared by every
 /// verification that trusts it.
@@ -119,8 +119,9 @@ public actor RemoteJWKS {
         var headers: [(name: String, value: String)] = [("Accept", "application/json")]
         if let etag = entry?.etag { headers.append(("If-None-Match", etag)) }
         do {
-            let response = try await transport.send(HTTPRequest(url: url, headers: headers, timeout: policy.timeout,
-                                                               maxResponseBytes: policy.limits.maxBytes))
+            var request = HTTPRequest(url: url, headers: headers, timeout: policy.timeout, maxResponseBytes: policy.limits.maxBytes)
+            request.followsCrossOriginRedirects = false  // keys come from the configured origin only
+            let response = try await transport.send(request)
             let now = clock.now()
             let age = freshness(response)
             if response.status == 304, var entry {

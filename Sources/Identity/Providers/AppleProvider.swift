@@ -1,5 +1,5 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// Sign in with Apple: id_tokens, the authorization-code exchange, and token revocation.
 ///
@@ -70,7 +70,8 @@ public struct AppleProvider: Sendable {
         }
         self.configuration = configuration
         self.transport = transport
-        self.keys = try keys ?? .remote(RemoteJWKS(url: configuration.jwksURL, transport: transport, clock: configuration.clock))
+        self.keys = try keys ?? .remote(RemoteJWKS(url: configuration.jwksURL, transport: transport, clock: configuration.clock,
+                                                            policy: .init(timeout: configuration.timeout)))
     }
 
     /// Verifies an Apple id_token.

@@ -1,5 +1,5 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// A dotted path into the claims: `user_data.name` is `claims["user_data"]["name"]`.
 public struct ClaimPath: Sendable, Hashable, CustomStringConvertible {
@@ -63,13 +63,20 @@ public struct CustomJWTProvider: Sendable {
     public let configuration: Configuration
     private let keys: KeySource
 
+    /// The names of the built-in providers, which a custom provider may not take.
+    public static let builtInProviderNames: Set<String> = ["google", "apple", "facebook"]
+
     /// - Throws: `invalid_configuration` without an issuer or an audience (a token from any
-    ///   issuer, or for any audience, must not sign anyone in), or without a provider name.
+    ///   issuer, or for any audience, must not sign anyone in), without a provider name, or with
+    ///   the name of a built-in provider (``builtInProviderNames``: its users are not this provider's).
     public init(configuration: Configuration, keys: KeySource) throws {
         guard !configuration.issuers.isEmpty else { throw TokenError(.invalidConfiguration, "a custom JWT provider needs at least one issuer") }
         guard !configuration.audiences.isEmpty else { throw TokenError(.invalidConfiguration, "a custom JWT provider needs at least one audience") }
         guard !configuration.name.isEmpty, configuration.name.count <= 64 else {
             throw TokenError(.invalidConfiguration, "the provider name must be 1 to 64 characters")
+        }
+        guard !Self.builtInProviderNames.contains(configuration.name.lowercased()) else {
+            throw TokenError(.invalidConfiguration, "the provider name \"\(configuration.name)\" is a built-in provider's; choose another name")
         }
         self.configuration = configuration
         self.keys = keys
@@ -91,6 +98,8 @@ public struct CustomJWTProvider: Sendable {
         for field in (configuration.requiredFields.union([.subject])).sorted(by: { $0.rawValue < $1.rawValue }) where values[field] == nil {
             throw TokenError(.missingClaim, "token has no \"\(names[field]!)\", required for \(field.rawValue)", claim: names[field])
         }
-        return try Identity.normalized(provider: configuration.name, values: values, claimNames: names, rawClaims: claims)
+        var identity = try Identity.normalized(provider: configuration.name, values: values, claimNames: names, rawClaims: claims)
+        identity.issuer = claims["iss"]?.stringValue  // verified against the configured issuers above
+        return identity
     }
 }

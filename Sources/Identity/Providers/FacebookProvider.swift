@@ -1,5 +1,5 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// Facebook Login: classic access tokens (checked with the Graph API) and Limited Login
 /// id_tokens (OIDC, checked with Facebook's JWKS).
@@ -48,7 +48,8 @@ public struct FacebookProvider: Sendable {
         try ProviderURL.validate(configuration.graphURL, what: "Graph API URL")
         self.configuration = configuration
         self.transport = transport
-        self.limitedLoginKeys = try limitedLoginKeys ?? .remote(RemoteJWKS(url: configuration.limitedLoginJWKSURL, transport: transport, clock: configuration.clock))
+        self.limitedLoginKeys = try limitedLoginKeys ?? .remote(RemoteJWKS(url: configuration.limitedLoginJWKSURL, transport: transport,
+                                                                                   clock: configuration.clock, policy: .init(timeout: configuration.timeout)))
     }
 
     /// Verifies a Facebook user access token and fetches the profile.

@@ -1,13 +1,14 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// Sign in with Google: id_tokens from the mobile SDKs, and server auth codes exchanged at
 /// Google's token endpoint.
 ///
 /// Checks: RS256 signature with a key from Google's JWKS; `iss` is `accounts.google.com` or
 /// `https://accounts.google.com`; `aud` is one of ``Configuration/clientIDs``; `exp`, `iat`, `sub`
-/// present and valid; `hd` equal to ``Configuration/hostedDomain`` when one is set. `azp` is
-/// kept in the raw claims.
+/// present and valid; `hd` equal to ``Configuration/hostedDomain`` when one is set; `nonce` when
+/// one is expected (as Apple's); with several audiences, `azp` present and one of the client ids
+/// (OpenID Connect Core §3.1.3.7). `azp` is kept in the raw claims.
 ///
 /// ```swift
 /// let google = try GoogleProvider(configuration: .init(clientIDs: ["123.apps.googleusercontent.com"]), transport: transport)
@@ -46,15 +47,28 @@ public struct GoogleProvider: Sendable {
         try ProviderURL.validate(configuration.tokenURL, what: "Google token URL")
         self.configuration = configuration
         self.transport = transport
-        self.keys = try keys ?? .remote(RemoteJWKS(url: configuration.jwksURL, transport: transport, clock: configuration.clock))
+        self.keys = try keys ?? .remote(RemoteJWKS(url: configuration.jwksURL, transport: transport, clock: configuration.clock,
+                                                            policy: .init(timeout: configuration.timeout)))
     }
 
     /// Verifies a Google id_token.
-    /// - Throws: JOSE's token codes, `invalid_hosted_domain`, `provider_unavailable`, `invalid_claim` for bad profile fields.
-    public func verify(idToken: String) async throws -> Identity {
+    /// - Parameter nonce: the nonce the app sent with this sign-in; `nil` skips the check.
+    /// - Throws: JOSE's token codes, `invalid_nonce`, `invalid_audience` (claim `azp`: a token for
+    ///   several audiences authorized by a party that is not one of our clients), `invalid_hosted_domain`,
+    ///   `provider_unavailable`, `invalid_claim` for bad profile fields.
+    public func verify(idToken: String, nonce: String? = nil) async throws -> Identity {
         let check = OIDCCheck(keys: keys, issuers: configuration.issuers, audiences: configuration.clientIDs,
                               algorithms: [.rs256], leeway: configuration.leeway, clock: configuration.clock)
         let claims = try await check.verify(idToken)
+        try OIDCCheck.checkNonce(claims, expected: nonce)
+        if case .array(let audiences)? = claims["aud"], audiences.count > 1 {
+            guard let azp = claims["azp"]?.stringValue else {
+                throw TokenError(.invalidAudience, "token has several audiences and no \"azp\"", claim: "azp")
+            }
+            guard configuration.clientIDs.contains(azp) else {
+                throw TokenError(.invalidAudience, "token was authorized by \"\(azp.prefix(64))\", not one of our client ids", claim: "azp")
+            }
+        }
         if let domain = configuration.hostedDomain {
             guard let hd = claims["hd"]?.stringValue else {
                 throw TokenError(.invalidHostedDomain, "token has no \"hd\"; expected hosted domain \"\(domain)\"", claim: "hd")
@@ -73,7 +87,7 @@ public struct GoogleProvider: Sendable {
     ///   body sent with HTTP 200 maps the same way), `provider_unavailable` (a response that is not JSON,
     ///   too large, without an id_token or with members of the wrong type), `invalid_configuration`
     ///   (no client secret), and the id_token codes.
-    public func exchange(code: String, clientID: String? = nil, redirectURI: String? = nil) async throws -> CodeExchangeResult {
+    public func exchange(code: String, clientID: String? = nil, redirectURI: String? = nil, nonce: String? = nil) async throws -> CodeExchangeResult {
         guard let secret = configuration.clientSecret else {
             throw TokenError(.invalidConfiguration, "exchanging a Google server auth code needs the client secret")
         }
@@ -85,7 +99,7 @@ public struct GoogleProvider: Sendable {
         let response = try await ProviderHTTP.postForm(transport, url: configuration.tokenURL, fields: fields, timeout: configuration.timeout)
         let body = try TokenResponse(response, from: "Google token endpoint", secrets: [secret],
                                      noIDToken: "Google token endpoint returned no id_token (was the openid scope granted?)")
-        let identity = try await verify(idToken: body.idToken)
+        let identity = try await verify(idToken: body.idToken, nonce: nonce)
         return CodeExchangeResult(identity: identity, idToken: body.idToken, accessToken: body.accessToken,
                                   refreshToken: body.refreshToken, expiresIn: body.expiresIn, scope: body.scope)
     }

@@ -1,10 +1,12 @@
-/// A JWS signature algorithm (RFC 7518 §3, RFC 8037 §3.1). `none` is deliberately absent.
+/// A JWS signature algorithm (RFC 7518 §3, RFC 8037 §3.1, RFC 9864 §2.2). `none` is deliberately absent.
 public enum JWSAlgorithm: String, Sendable, CaseIterable, Hashable, Codable, Comparable {
     case hs256 = "HS256", hs384 = "HS384", hs512 = "HS512"
     case rs256 = "RS256", rs384 = "RS384", rs512 = "RS512"
     case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
     case es256 = "ES256", es384 = "ES384", es512 = "ES512"
     case edDSA = "EdDSA"
+    /// RFC 9864's fully specified name for EdDSA with Ed25519: the same signature as `EdDSA` on an Ed25519 key.
+    case ed25519 = "Ed25519"
 
     public enum Family: Sendable { case hmac, rsaPKCS1, rsaPSS, ecdsa, eddsa }
 
@@ -14,7 +16,7 @@ public enum JWSAlgorithm: String, Sendable, CaseIterable, Hashable, Codable, Com
         case .rs256, .rs384, .rs512: return .rsaPKCS1
         case .ps256, .ps384, .ps512: return .rsaPSS
         case .es256, .es384, .es512: return .ecdsa
-        case .edDSA: return .eddsa
+        case .edDSA, .ed25519: return .eddsa
         }
     }
 
@@ -23,7 +25,7 @@ public enum JWSAlgorithm: String, Sendable, CaseIterable, Hashable, Codable, Com
         switch self {
         case .hs256, .rs256, .ps256, .es256: return 32
         case .hs384, .rs384, .ps384, .es384: return 48
-        case .hs512, .rs512, .ps512, .es512, .edDSA: return 64
+        case .hs512, .rs512, .ps512, .es512, .edDSA, .ed25519: return 64
         }
     }
 
@@ -33,14 +35,14 @@ public enum JWSAlgorithm: String, Sendable, CaseIterable, Hashable, Codable, Com
         case .es256: return .p256
         case .es384: return .p384
         case .es512: return .p521
-        case .edDSA: return .ed25519
+        case .edDSA, .ed25519: return .ed25519
         default: return nil
         }
     }
 
     var digest: FetchedDigest? {
         switch hashLength {
-        case _ where self == .edDSA: return nil
+        case _ where family == .eddsa: return nil
         case 32: return .sha256
         case 48: return .sha384
         default: return .sha512

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+public import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// The claims of a JWT as an ordered JSON object, with typed access to the registered claims

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+public import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// What a verifier checks beyond the signature.

@@ -1,5 +1,5 @@
 extension JSONValue: Codable {
-    public init(from decoder: Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         if var a = try? decoder.unkeyedContainer() {
             var out: [JSONValue] = []
             while !a.isAtEnd { out.append(try a.decode(JSONValue.self)) }
@@ -20,7 +20,7 @@ extension JSONValue: Codable {
         else { self = .string(try c.decode(String.self)) }
     }
 
-    public func encode(to encoder: Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         switch self {
         case .null: var c = encoder.singleValueContainer(); try c.encodeNil()
         case .bool(let b): var c = encoder.singleValueContainer(); try c.encode(b)

@@ -2,8 +2,12 @@
 ///
 /// Keys that cannot be used (bad members, weak keys, unsupported types) do not make the whole
 /// set unreadable: they are kept in ``rejected`` with the reason, and a token naming such a
-/// key gets that reason in its `key_not_found` error. A set that mixes secrets (`oct`) with
-/// asymmetric keys is refused outright: it invites algorithm confusion.
+/// key gets that reason in its `key_not_found` error, and still makes its `kid` ambiguous.
+///
+/// A set may hold HMAC secrets (`oct`) beside public keys: each key decides its own algorithms
+/// (a public key never verifies HS*, a secret never RS*/ES*/EdDSA), so mixing them gives no
+/// algorithm confusion. A set with secrets is never published: ``jsonString(includePrivate:pretty:)``
+/// refuses it (and Identity's remote JWKS refuses a fetched set that holds one).
 public struct JWKSet: Sendable {
     /// Bounds on JWKS documents.
     public struct Limits: Sendable, Hashable {
@@ -18,17 +22,15 @@ public struct JWKSet: Sendable {
     /// Keys that were refused while reading, with their `kid` (if any) and the reason.
     public private(set) var rejected: [(keyID: String?, error: TokenError)]
 
-    /// A set of already-loaded keys.
-    /// - Throws: `invalid_key` if the set mixes secrets with asymmetric keys.
-    public init(keys: [JWK]) throws {
+    /// A set of already-loaded keys, with the keys refused while reading them (whose kids stay
+    /// ambiguous when a usable key shares them).
+    public init(keys: [JWK], rejected: [(keyID: String?, error: TokenError)] = []) throws {
         self.keys = keys
-        self.rejected = []
-        try checkNotMixed()
+        self.rejected = rejected
     }
 
     /// Reads `{"keys":[...]}`.
-    /// - Throws: `invalid_key` for a document that is not a JWK Set, exceeds the limits, or mixes
-    ///   secrets with asymmetric keys.
+    /// - Throws: `invalid_key` for a document that is not a JWK Set or exceeds the limits.
     public init(json: String, limits: Limits = .default) throws {
         try self.init(jsonBytes: Array(json.utf8), limits: limits)
     }
@@ -53,14 +55,6 @@ public struct JWKSet: Sendable {
             }
             do { keys.append(try JWK(jsonObject: o)) }
             catch let e as TokenError { rejected.append((o["kid"]?.stringValue, e)) }
-        }
-        try checkNotMixed()
-    }
-
-    private func checkNotMixed() throws {
-        let secrets = keys.contains { $0.keyType == .oct }
-        if secrets && keys.contains(where: { $0.keyType != .oct }) {
-            throw TokenError.invalidKey("key set mixes secrets (oct) with public keys; keep HMAC secrets in a set of their own")
         }
     }
 
@@ -101,7 +95,12 @@ public struct JWKSet: Sendable {
     }
 
     /// The set as JSON: public halves only unless `includePrivate`.
+    /// - Throws: `invalid_key` without `includePrivate` when the set holds a secret (`oct`):
+    ///   a public set never carries one.
     public func jsonString(includePrivate: Bool = false, pretty: Bool = false) throws -> String {
+        if !includePrivate, keys.contains(where: { $0.keyType == .oct }) {
+            throw TokenError.invalidKey("the key set holds an HMAC secret (oct); a public JWKS never carries secrets")
+        }
         let v = JSONValue.object(["keys": .array(try keys.map { .object(try ($0.isPrivate && !includePrivate && $0.keyType != .oct ? $0.publicKey : $0).jsonObject(includePrivate: includePrivate)) })])
         return pretty ? v.prettyString() : v.jsonString
     }

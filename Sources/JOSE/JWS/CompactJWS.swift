@@ -1,5 +1,3 @@
-internal import CJansson
-
 /// A compact JWS split and checked (RFC 7515 §7.1), with its header parsed. The payload and
 /// signature are decoded but nothing is verified yet.
 struct CompactJWS {
@@ -127,11 +125,13 @@ struct CompactJWS {
             throw TokenError.malformed("token header marks \(shown) critical (crit), which this verifier does not understand")
         }
         if let b64 = doc.member("b64") {
-            let type = JSONDocument.type(b64)
-            if type == Int32(JSON_FALSE.rawValue) {
+            switch JSONDocument.bool(b64) {
+            case false?:
                 throw TokenError.malformed("token header has \"b64\": false (RFC 7797 unencoded payload), which is not supported")
-            } else if type != Int32(JSON_TRUE.rawValue) {
+            case nil:
                 throw TokenError.malformed("token header \"b64\" is not a boolean")
+            case true?:
+                break
             }
         }
         func optionalString(_ name: String) throws -> String? {

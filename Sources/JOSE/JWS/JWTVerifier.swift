@@ -8,8 +8,10 @@ import Foundation
 public struct VerifiedToken<Claims: Sendable>: Sendable {
     public let header: JOSEHeader
     public let claims: Claims
+    /// The trusted key that verified the signature.
+    public let key: JWK
     /// The `kid` of the key that verified the signature, if it has one.
-    public let keyID: String?
+    public var keyID: String? { key.keyID }
 }
 
 /// A JWS whose signature verified; the payload need not be JSON and no claim was checked.
@@ -18,7 +20,10 @@ public struct VerifiedJWS: Sendable {
     public let payload: [UInt8]
     /// The payload segment as received (base64url).
     public let payloadBase64URL: String
-    public let keyID: String?
+    /// The trusted key that verified the signature.
+    public let key: JWK
+    /// The `kid` of the key that verified the signature, if it has one.
+    public var keyID: String? { key.keyID }
 }
 
 /// Verifies compact JWTs against trusted keys.
@@ -65,8 +70,8 @@ public struct JWTVerifier: Sendable {
     /// Verifies the signature and the claims; returns the claims as a ``ClaimSet``.
     public func verify(_ token: String) throws -> VerifiedToken<ClaimSet> {
         if let cache { return try cachedVerification(token, cache).token }
-        let (jws, doc, keyID) = try verifyClaims(token)
-        return VerifiedToken(header: jws.header, claims: ClaimSet(document: doc), keyID: keyID)
+        let (jws, doc, key) = try verifyClaims(token)
+        return VerifiedToken(header: jws.header, claims: ClaimSet(document: doc), key: key)
     }
 
     /// Verifies the signature and the claims, then decodes the claims into `Claims`
@@ -75,10 +80,10 @@ public struct JWTVerifier: Sendable {
         if let cache {
             let entry = try cachedVerification(token, cache)
             return VerifiedToken(header: entry.token.header, claims: try ClaimsDecoder.decode(Claims.self, from: entry.document),
-                                 keyID: entry.token.keyID)
+                                 key: entry.token.key)
         }
-        let (jws, doc, keyID) = try verifyClaims(token)
-        return VerifiedToken(header: jws.header, claims: try ClaimsDecoder.decode(Claims.self, from: doc), keyID: keyID)
+        let (jws, doc, key) = try verifyClaims(token)
+        return VerifiedToken(header: jws.header, claims: try ClaimsDecoder.decode(Claims.self, from: doc), key: key)
     }
 
     /// From the cache when it holds `token` and `exp`/`nbf` still pass; else the full
@@ -87,10 +92,10 @@ public struct JWTVerifier: Sendable {
         if let hit = cache.lookup(token, now: options.clock.now().timeIntervalSince1970, leeway: max(0, options.leeway)) {
             return hit
         }
-        let (jws, doc, keyID) = try verifyClaims(token)
+        let (jws, doc, key) = try verifyClaims(token)
         // Both dates were read and checked by ClaimValidator already: `try?` cannot fail here.
         let entry = VerifiedTokenCache.Entry(
-            token: VerifiedToken(header: jws.header, claims: ClaimSet(document: doc), keyID: keyID), document: doc,
+            token: VerifiedToken(header: jws.header, claims: ClaimSet(document: doc), key: key), document: doc,
             expiresAt: (try? ClaimValidator.numericDate(doc, "exp")) ?? nil,
             notBefore: (try? ClaimValidator.numericDate(doc, "nbf")) ?? nil,
             bytes: 2 * token.utf8.count)
@@ -102,10 +107,10 @@ public struct JWTVerifier: Sendable {
     /// checked. Every other rule (key decides the algorithm, crit, b64, strict base64url, sizes) holds.
     public func verifySignature(_ token: String) throws -> VerifiedJWS {
         let (jws, key) = try verifiedJWS(token)
-        return VerifiedJWS(header: jws.header, payload: jws.payload, payloadBase64URL: jws.payloadSegment, keyID: key.keyID)
+        return VerifiedJWS(header: jws.header, payload: jws.payload, payloadBase64URL: jws.payloadSegment, key: key)
     }
 
-    private func verifyClaims(_ token: String) throws -> (CompactJWS, JSONDocument, String?) {
+    private func verifyClaims(_ token: String) throws -> (CompactJWS, JSONDocument, JWK) {
         let (jws, key) = try verifiedJWS(token)
         if let expected = options.type {
             func norm(_ s: String) -> String {
@@ -118,7 +123,7 @@ public struct JWTVerifier: Sendable {
         }
         let doc = try JSONDocument(parsing: jws.payload, limits: options.limits.claims, what: "token payload")
         try ClaimValidator.validate(doc, options: options)
-        return (jws, doc, key.keyID)
+        return (jws, doc, key)
     }
 
     private func verifiedJWS(_ token: String) throws -> (CompactJWS, JWK) {
@@ -144,43 +149,5 @@ public struct JWTVerifier: Sendable {
             throw TokenError(.invalidSignature, "signature does not verify with any of the \(candidates.count) trusted keys that allow \(alg.rawValue)")
         }
         throw lastError ?? TokenError(.keyNotFound, "no trusted key can verify \(alg.rawValue)")
-    }
-}
-
-/// Reads a token's header and claims without verifying anything. For display and debugging
-/// only: nothing returned here may be trusted.
-///
-/// A token that every verifier refuses on its header alone (`alg: none`, unknown `crit`,
-/// `b64: false`, a header-supplied key, an empty signature) is still shown: ``header`` is then
-/// `nil` and ``refusal`` says why it would be refused.
-public struct UnverifiedToken: Sendable {
-    /// The header as the token carries it, whatever it says.
-    public let headerMembers: JSONObject
-    /// The header, when it passes the rules every verifier applies before looking at keys.
-    public let header: JOSEHeader?
-    /// Why any verifier would refuse this token before trying a key; `nil` when it would not.
-    public let refusal: TokenError?
-    /// The payload as JSON, or `nil` when it is not a JSON object.
-    public let claims: ClaimSet?
-    public let payload: [UInt8]
-    public let signature: [UInt8]
-
-    /// - Throws: `malformed` when the token cannot be read at all (segments, base64url, header
-    ///   JSON, size limits).
-    public init(_ token: String, limits: TokenLimits = .default) throws {
-        let segments = try CompactJWS.split(Array(token.utf8), limits: limits)
-        headerMembers = segments.headerDocument.object()
-        var refusal: TokenError? = nil
-        do {
-            header = try CompactJWS.readHeader(segments.headerDocument)
-            if segments.signature.isEmpty { refusal = TokenError.malformed("token has an empty signature") }
-        } catch let e as TokenError {
-            header = nil
-            refusal = e
-        }
-        self.refusal = refusal
-        payload = segments.payload
-        signature = segments.signature
-        claims = (try? JSONDocument(parsing: segments.payload, limits: limits.claims, what: "token payload")).map { ClaimSet(document: $0) }
     }
 }

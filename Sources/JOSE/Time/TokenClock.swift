@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+public import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// The source of "now" for every time-dependent check: the verifier, JWKS caches, key rings

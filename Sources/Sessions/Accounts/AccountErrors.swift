@@ -1,4 +1,4 @@
-import JOSE
+public import JOSE
 
 extension TokenError.Code {
     /// The password fails the rule: fewer than the minimum or more than 128 Unicode scalars

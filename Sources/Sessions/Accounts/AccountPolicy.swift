@@ -1,4 +1,4 @@
-import JOSE
+public import JOSE
 
 /// The rules of the `local-userpass` provider.
 public struct AccountPolicy: Sendable, Hashable {

@@ -1,5 +1,5 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// Hashes and verifies passwords with scrypt on threads of their own, a few at a time.
 ///

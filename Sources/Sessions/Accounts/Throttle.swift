@@ -1,5 +1,5 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// A limit `N/DURATION`: N events in any DURATION window; the next one is refused.
 public struct RateLimit: Sendable, Hashable, CustomStringConvertible {

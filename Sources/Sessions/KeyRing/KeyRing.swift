@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+public import JOSE
 
 /// The signing keys of an issuer, kept in the store: one active key signs, retired keys stay
 /// published until every token they signed has expired.
@@ -27,20 +27,29 @@ public struct KeyRing: Sendable {
         public var createdAt: Int64
         public var retiredAt: Int64?
         public var publishUntil: Int64?
+        /// The longest access-token lifetime the key signed with, when recorded.
+        public var accessTokenLifetime: Int64? = nil
+        /// When the key was revoked.
+        public var revokedAt: Int64? = nil
         public var isActive: Bool { retiredAt == nil }
     }
 
     /// Makes a new active key and retires the current one, which stays published for the
-    /// access-token lifetime plus the leeway (every token it signed expires by then).
+    /// longest access-token lifetime it signed with (recorded in the store, whichever process
+    /// signed) plus the leeway: every token it signed expires by then.
     /// - Throws: `invalid_configuration`, `store_unavailable`.
     @discardableResult
     public func rotate() async throws -> KeyInfo {
         try configuration.validate()
         let record = try makeKeyRecord()
         let now = configuration.now
-        let publishUntil = now + configuration.accessTokenLifetime + configuration.leeway
+        let (fallback, leeway) = (configuration.accessTokenLifetime, configuration.leeway)
         try await store.transaction { tx in
-            _ = try await tx.retireActiveSigningKey(at: now, publishUntil: publishUntil)
+            if let active = try await tx.activeSigningKey() {
+                // Keys made before lifetimes were recorded fall back to this process's lifetime.
+                let publishUntil = now + (active.accessTokenLifetime ?? fallback) + leeway
+                _ = try await tx.retireActiveSigningKey(at: now, publishUntil: publishUntil)
+            }
             guard try await tx.insertSigningKey(record) else {
                 throw TokenError(.storeUnavailable, "another key became active during the rotation")
             }
@@ -61,6 +70,39 @@ public struct KeyRing: Sendable {
         }
     }
 
+    /// Revokes a compromised key: it leaves the published JWKS at once, so tokens it signed stop
+    /// verifying whatever their `exp`. When it was the active key, a new active key replaces it.
+    /// - Returns: the new active key, when one was made.
+    /// - Throws: `invalid_input` when no key has `keyID`; `invalid_configuration`, `store_unavailable`.
+    @discardableResult
+    public func revoke(keyID: String) async throws -> KeyInfo? {
+        try configuration.validate()
+        let replacement = try makeKeyRecord()
+        let now = configuration.now
+        let replaced: Bool = try await store.transaction { tx in
+            let wasActive = try await tx.activeSigningKey()?.keyID == keyID
+            guard try await tx.revokeSigningKey(keyID: keyID, at: now) else {
+                throw TokenError(.invalidInput, "no signing key has kid \"\(keyID.prefix(64))\"")
+            }
+            guard wasActive else { return false }
+            guard try await tx.insertSigningKey(replacement) else {
+                throw TokenError(.storeUnavailable, "another key became active during the revocation")
+            }
+            return true
+        }
+        cache.remove(keyID)
+        return replaced ? Self.info(replacement) : nil
+    }
+
+    /// Records that the active key signs with this process's access-token lifetime (a write
+    /// only when it is longer than any recorded), inside the issuing transaction.
+    func recordUse(of key: SigningKeyRecord, in tx: any SessionStoreTransaction) async throws {
+        let lifetime = configuration.accessTokenLifetime
+        if (key.accessTokenLifetime ?? 0) < lifetime {
+            try await tx.recordSigningKeyUse(keyID: key.keyID, accessTokenLifetime: lifetime)
+        }
+    }
+
     /// Every key, oldest first.
     public func keys() async throws -> [KeyInfo] {
         try await store.transaction { tx in try await tx.signingKeys() }.map(Self.info)
@@ -76,8 +118,10 @@ public struct KeyRing: Sendable {
     }
 
     /// A signer for `record` (parsed once per process and key id).
-    /// - Throws: `invalid_configuration` when the key is sealed and no (or the wrong) master key is set.
+    /// - Throws: `invalid_configuration` when the key is sealed and no (or the wrong) master key is
+    ///   set, or when the key is revoked.
     func signer(for record: SigningKeyRecord) throws -> JWTSigner {
+        guard record.revokedAt == nil else { throw TokenError(.invalidConfiguration, "signing key \"\(record.keyID)\" is revoked") }
         if let cached = cache.get(record.keyID) { return cached }
         let json: String
         if record.sealed {
@@ -125,11 +169,13 @@ public struct KeyRing: Sendable {
             stored = privateJSON
         }
         return SigningKeyRecord(keyID: kid, algorithm: alg.rawValue, publicJWK: try key.publicKey.jsonString(),
-                                privateJWK: stored, sealed: configuration.masterKey != nil, createdAt: configuration.now)
+                                privateJWK: stored, sealed: configuration.masterKey != nil, createdAt: configuration.now,
+                                accessTokenLifetime: configuration.accessTokenLifetime)
     }
 
     static func info(_ r: SigningKeyRecord) -> KeyInfo {
-        KeyInfo(keyID: r.keyID, algorithm: r.algorithm, sealed: r.sealed, createdAt: r.createdAt, retiredAt: r.retiredAt, publishUntil: r.publishUntil)
+        KeyInfo(keyID: r.keyID, algorithm: r.algorithm, sealed: r.sealed, createdAt: r.createdAt, retiredAt: r.retiredAt,
+                publishUntil: r.publishUntil, accessTokenLifetime: r.accessTokenLifetime, revokedAt: r.revokedAt)
     }
 }
 
@@ -140,4 +186,5 @@ final class SignerCache: @unchecked Sendable {
 
     func get(_ kid: String) -> JWTSigner? { lock.withLock { signers[kid] } }
     func put(_ kid: String, _ signer: JWTSigner) { lock.withLock { signers[kid] = signer } }
+    func remove(_ kid: String) { lock.withLock { _ = signers.removeValue(forKey: kid) } }
 }

@@ -10,10 +10,13 @@ extension SessionManager {
     ///   rotation happened at most ``SessionConfiguration/reuseGraceInterval`` seconds ago:
     ///   then the same successor is returned (a client retrying a lost response).
     /// - A revoked family stays revoked, whatever the timing.
+    /// - With `clientID`, the token must belong to a session of that client: a token of one app
+    ///   never refreshes in another (`invalid_grant`, nothing spent; RFC 6749 §6).
     ///
-    /// - Throws: `invalid_refresh_token` (unknown), `refresh_token_reused`, `refresh_token_revoked`,
-    ///   `refresh_token_expired`, `invalid_configuration`, `store_unavailable`.
-    public func refresh(_ refreshToken: String) async throws -> TokenPair {
+    /// - Throws: `invalid_refresh_token` (unknown), `invalid_grant` (another client's token),
+    ///   `refresh_token_reused`, `refresh_token_revoked`, `refresh_token_expired`, `user_disabled`,
+    ///   `invalid_configuration`, `store_unavailable`.
+    public func refresh(_ refreshToken: String, clientID: String? = nil) async throws -> TokenPair {
         try configuration.validate()
         guard RefreshToken.looksLikeRefreshToken(refreshToken) else {
             throw TokenError(.invalidRefreshToken, "a refresh token is 43 base64url characters; got \(refreshToken.utf8.count) bytes\(RefreshToken.shapeHint(refreshToken))")
@@ -30,8 +33,10 @@ extension SessionManager {
         // key) rolls the rotation back instead of losing the successor.
         let keyRing = self.keyRing
         let (outcome, signer): (Outcome, JWTSigner?) = try await store.transaction { tx in
-            let signer = try await tx.activeSigningKey().map { try keyRing.signer(for: $0) }
-            let outcome = try await Self.rotate(tx, hash: hash, refreshToken: refreshToken, successor: successor,
+            let active = try await tx.activeSigningKey()
+            let signer = try active.map { try keyRing.signer(for: $0) }
+            if let active { try await keyRing.recordUse(of: active, in: tx) }
+            let outcome = try await Self.rotate(tx, hash: hash, refreshToken: refreshToken, successor: successor, clientID: clientID,
                                                 now: now, grace: grace, idle: idle, hooks: hooks)
             return (outcome, signer)
         }
@@ -39,6 +44,8 @@ extension SessionManager {
         switch outcome {
         case .unknown:
             throw TokenError(.invalidRefreshToken, "refresh token is not known to this store (never issued, or its session was purged)")
+        case .otherClient:
+            throw Self.otherClient()
         case .revoked(let family, let at):
             throw TokenError(.refreshTokenRevoked, "session was revoked at \(UTCTime.format(Double(at)))\(family.revokeReason.map { " (\($0))" } ?? "")")
         case .expired(let family):
@@ -46,6 +53,8 @@ extension SessionManager {
             throw TokenError(.refreshTokenExpired, "session expired at \(UTCTime.format(Double(end)))\(family.idleExpiresAt < family.expiresAt ? " (idle)" : "")")
         case .reused:
             throw TokenError(.refreshTokenReused, "refresh token was already used; its session is now revoked")
+        case .disabled:
+            throw TokenError(.userDisabled, "the user is disabled")
         case .rotated(let family, let token), .replayed(let family, let token):
             var usable = signer
             if usable == nil { usable = try keyRing.signer(for: try await keyRing.activeKey()) }  // a ring emptied by hand
@@ -56,14 +65,16 @@ extension SessionManager {
 
     /// The rotation itself, inside one transaction.
     private static func rotate(_ tx: any SessionStoreTransaction, hash: String, refreshToken: String, successor: String,
-                               now: Int64, grace: Int64, idle: Int64, hooks: TestHooks) async throws -> Outcome {
+                               clientID: String?, now: Int64, grace: Int64, idle: Int64, hooks: TestHooks) async throws -> Outcome {
         do {  // (a scope, so the steps read in order)
             guard let token = try await tx.refreshToken(hash: hash) else { return .unknown }
             // Lock the family first: every rotation, revocation and deletion of this family
             // queues here (PostgreSQL row lock; SQLite serializes writers anyway).
             guard let family = try await tx.family(id: token.familyID, forUpdate: true) else { return .unknown }
+            if let clientID, clientID != family.clientID { return .otherClient }
             if let revokedAt = family.revokedAt { return .revoked(family, revokedAt) }
             if now >= family.expiresAt || now >= family.idleExpiresAt { return .expired(family) }
+            if try await tx.user(id: family.userID)?.disabledAt != nil { return .disabled }
 
             let sealed = try RefreshToken.sealSuccessor(successor, predecessor: refreshToken, familyID: family.id)
             if try await tx.spendRefreshToken(hash: hash, at: now, successorHash: RefreshToken.hash(successor), sealedSuccessor: sealed) {
@@ -94,59 +105,78 @@ extension SessionManager {
 
     private enum Outcome: Sendable {
         case unknown
+        case otherClient
         case revoked(FamilyRecord, Int64)
         case expired(FamilyRecord)
         case reused(FamilyRecord)
+        case disabled
         case rotated(FamilyRecord, String)
         case replayed(FamilyRecord, String)
     }
 
     /// Logout: revokes the family of a refresh token (current or spent) or of an access token's `sid`.
     /// Revoking an already revoked family succeeds.
+    /// - Parameter clientID: when given, the token's session must belong to that client
+    ///   (`invalid_grant` otherwise, nothing revoked): one app cannot log out another's sessions.
     /// - Throws: `invalid_refresh_token` for an unknown refresh token; access-token verification
     ///   codes for a bad access token; `session_revoked` for an access token whose `sid` names
-    ///   another user's session; `store_unavailable`.
+    ///   another user's session; `invalid_grant`; `store_unavailable`.
     /// - Returns: the family id.
     @discardableResult
-    public func revoke(_ token: String, reason: String = "logout") async throws -> String {
+    public func revoke(_ token: String, clientID: String? = nil, reason: String = "logout") async throws -> String {
         if RefreshToken.looksLikeRefreshToken(token) {
             let hash = RefreshToken.hash(token)
             guard let record = try await store.transaction({ tx in try await tx.refreshToken(hash: hash) }) else {
                 throw TokenError(.invalidRefreshToken, "refresh token is not known to this store")
             }
-            try await revokeFamily(id: record.familyID, ownedBy: nil, reason: reason)
+            try await revokeFamily(id: record.familyID, ownedBy: nil, clientID: clientID, reason: reason)
             return record.familyID
         }
         let claims = try await verifyAccessToken(token, checkSession: false)
         guard let sid = claims.sessionID else { throw TokenError(.missingClaim, "access token has no sid", claim: "sid") }
+        if let clientID, claims.clientID != clientID { throw Self.otherClient() }
         // Defence in depth: we sign sid and sub together, but a token naming another user's
         // session must not end it (a dead or purged session of its own still logs out).
-        try await revokeFamily(id: sid, ownedBy: claims.subject, reason: reason)
+        try await revokeFamily(id: sid, ownedBy: claims.subject, clientID: clientID, reason: reason)
         return sid
+    }
+
+    static func otherClient() -> TokenError {
+        TokenError(.invalidGrant, "the token was issued to another client_id")
     }
 
     /// Revokes a family by id; a no-op when it is already revoked.
     public func revokeFamily(id: String, reason: String = "logout") async throws {
-        try await revokeFamily(id: id, ownedBy: nil, reason: reason)
+        try await revokeFamily(id: id, ownedBy: nil, clientID: nil, reason: reason)
     }
 
     /// The revocation, in one transaction with the owner check when `ownedBy` is given
-    /// (`session_revoked` when the family belongs to another user).
-    private func revokeFamily(id: String, ownedBy userID: String?, reason: String) async throws {
+    /// (`session_revoked` when the family belongs to another user) and the client check when
+    /// `clientID` is (`invalid_grant`).
+    private func revokeFamily(id: String, ownedBy userID: String?, clientID: String?, reason: String) async throws {
         guard Self.isStorableID(id, maxBytes: 255) else { return }  // no such family can exist
         let now = configuration.now
         try await store.transaction { tx in
-            if let userID, let family = try await tx.family(id: id, forUpdate: true), family.userID != userID {
-                throw TokenError(.sessionRevoked, "the session this access token names belongs to another user")
+            if userID != nil || clientID != nil, let family = try await tx.family(id: id, forUpdate: true) {
+                if let userID, family.userID != userID {
+                    throw TokenError(.sessionRevoked, "the session this access token names belongs to another user")
+                }
+                if let clientID, family.clientID != clientID { throw Self.otherClient() }
             }
             _ = try await tx.revokeFamily(id: id, at: now, reason: reason)
         }
     }
 
-    /// Removes families that are revoked or past a lifetime (with their refresh tokens) and
-    /// retired keys no longer published.
+    /// The sweep: removes families that are revoked or past a lifetime (with their refresh
+    /// tokens) and retired keys no longer published, and erases the sealed successors of tokens
+    /// spent more than the grace interval ago. Run it periodically (`tokentool token purge`).
     public func purge() async throws -> PurgeCounts {
         let now = configuration.now
-        return try await store.transaction { tx in try await tx.purge(now: now) }
+        let spentBefore = now - configuration.reuseGraceInterval - 1
+        return try await store.transaction { tx in
+            var counts = try await tx.purge(now: now)
+            counts.spentSuccessors = try await tx.clearSpentSuccessors(usedBefore: spentBefore)
+            return counts
+        }
     }
 }

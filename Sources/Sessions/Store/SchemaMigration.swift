@@ -25,7 +25,9 @@ public enum SessionSchema {
         "create_core_tables",       // 1: users, identities, families, refresh_tokens, signing_keys
         "add_grace_successor",      // 2: refresh_tokens.successor_hash, sealed_successor
         "add_family_idle_expiry",   // 3: families.idle_expires_at (back-filled), indexes
-        "add_accounts",             // 4: accounts, account_tokens, throttle_events
+        "add_identity_issuer_and_key_revocation",  // 4: identities keyed by (provider, issuer, subject); signing_keys.access_token_lifetime, revoked_at
+        "add_server_tables",        // 5: users.disabled_at, families.device, identities.sealed_provider_token, api_keys
+        "add_accounts",             // 6: accounts, account_tokens, throttle_events
     ]
 
     /// The newest schema version this code knows.

@@ -29,13 +29,13 @@ public protocol SessionStoreTransaction: Sendable {
     // MARK: users and identities
     func insertUser(_ user: UserRecord) async throws
     func user(id: String) async throws -> UserRecord?
-    /// Deletes the user, its identities, its families and their refresh tokens; nothing else.
+    /// Deletes the user, its identities, its API keys, its families and their refresh tokens; nothing else.
     /// - Returns: `false` when no such user exists.
     func deleteUser(id: String) async throws -> Bool
-    /// Inserts an identity unless `(provider, subject)` already exists.
+    /// Inserts an identity unless `(provider, issuer, subject)` already exists.
     /// - Returns: `false` when it already exists (whoever owns it).
     func insertIdentity(_ identity: IdentityRecord) async throws -> Bool
-    func identity(provider: String, subject: String) async throws -> IdentityRecord?
+    func identity(provider: String, issuer: String, subject: String) async throws -> IdentityRecord?
     func identities(userID: String) async throws -> [IdentityRecord]
 
     // MARK: families and refresh tokens
@@ -55,6 +55,11 @@ public protocol SessionStoreTransaction: Sendable {
     /// Deletes families that are revoked or past either lifetime at `now` (with their tokens),
     /// and retired signing keys no longer published at `now`.
     func purge(now: Int64) async throws -> PurgeCounts
+    /// Erases the sealed successor (and its hash) of every token spent at or before `time`: past
+    /// the grace interval nothing may open it. The spent rows stay while their family lives, so
+    /// presenting one again is still detected as reuse.
+    /// - Returns: how many rows were cleared.
+    func clearSpentSuccessors(usedBefore time: Int64) async throws -> Int
 
     // MARK: signing keys
     /// Inserts a key. An active key (``SigningKeyRecord/retiredAt`` `nil`) is inserted only if no
@@ -63,8 +68,32 @@ public protocol SessionStoreTransaction: Sendable {
     /// Retires the active key, if any. - Returns: its key id.
     func retireActiveSigningKey(at time: Int64, publishUntil: Int64) async throws -> String?
     func activeSigningKey() async throws -> SigningKeyRecord?
-    /// Every key, oldest first.
+    /// Raises the key's recorded ``SigningKeyRecord/accessTokenLifetime`` to `lifetime` if it is lower (or unset).
+    func recordSigningKeyUse(keyID: String, accessTokenLifetime lifetime: Int64) async throws
+    /// Revokes a key: retired if active, unpublished at `time`, marked revoked.
+    /// - Returns: `false` when no key has `keyID`.
+    func revokeSigningKey(keyID: String, at time: Int64) async throws -> Bool
+    /// Every key, oldest first (`created_at`); among keys of the same second, retired ones by
+    /// retirement time before the active one; then by key id. Every store returns this order.
     func signingKeys() async throws -> [SigningKeyRecord]
+
+    // MARK: server state (schema step 4)
+    /// Sets or clears a user's `disabled_at`. - Returns: `false` when no such user exists.
+    func setUserDisabled(id: String, at time: Int64?) async throws -> Bool
+    /// Stores (or clears) an identity's sealed provider token.
+    func setSealedProviderToken(provider: String, subject: String, sealed: String?) async throws
+    /// Users whose only identities are of `provider`, created before `before` and with no
+    /// session used since then; at most `limit`.
+    func idleUsers(onlyProvider provider: String, before: Int64, limit: Int) async throws -> [String]
+    /// Inserts a key unless its user already has one of that name. - Returns: `false` on a name clash.
+    func insertAPIKey(_ key: APIKeyRecord) async throws -> Bool
+    /// A user's keys, oldest first.
+    func apiKeys(userID: String) async throws -> [APIKeyRecord]
+    func apiKey(hash: String) async throws -> APIKeyRecord?
+    /// - Returns: `false` when the user has no key with that id.
+    func setAPIKeyDisabled(id: String, userID: String, disabled: Bool) async throws -> Bool
+    /// - Returns: `false` when the user has no key with that id.
+    func deleteAPIKey(id: String, userID: String) async throws -> Bool
 
     // MARK: email/password accounts and throttling
     /// Inserts an account unless one with the same ``AccountRecord/emailKey`` exists.
@@ -92,4 +121,11 @@ public protocol SessionStoreTransaction: Sendable {
     /// Deletes throttle events past their window, account tokens used or expired before `now`.
     /// - Returns: the number of rows removed.
     func purgeAccounts(now: Int64) async throws -> Int
+}
+
+extension SessionStoreTransaction {
+    /// A built-in provider's identity (empty issuer).
+    public func identity(provider: String, subject: String) async throws -> IdentityRecord? {
+        try await identity(provider: provider, issuer: "", subject: subject)
+    }
 }

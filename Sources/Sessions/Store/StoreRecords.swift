@@ -4,20 +4,25 @@
 /// decides what they mean. Nothing here is a secret: refresh tokens appear only as SHA-256
 /// hashes, and a successor token only sealed under a key derived from its predecessor.
 
-/// A user: an id and nothing else. Applications keep their own profile data elsewhere.
+/// A user: an id, and when it was disabled. Applications keep their own profile data elsewhere.
 public struct UserRecord: Sendable, Hashable {
     public var id: String
     public var createdAt: Int64
+    /// When the user was disabled (no sign-in, no refresh); `nil` while enabled.
+    public var disabledAt: Int64?
 
-    public init(id: String, createdAt: Int64) {
+    public init(id: String, createdAt: Int64, disabledAt: Int64? = nil) {
         self.id = id
         self.createdAt = createdAt
+        self.disabledAt = disabledAt
     }
 }
 
-/// One identity (provider, subject) of a user; `(provider, subject)` is unique across users.
+/// One identity (provider, issuer, subject) of a user, unique across users.
 public struct IdentityRecord: Sendable, Hashable {
     public var provider: String
+    /// A custom provider's verified issuer; empty for the built-in providers.
+    public var issuer: String
     public var subject: String
     public var userID: String
     public var email: String?
@@ -25,16 +30,21 @@ public struct IdentityRecord: Sendable, Hashable {
     /// The normalized identity as JSON, when it came from a verified sign-in.
     public var profileJSON: String?
     public var createdAt: Int64
+    /// A provider token kept for later (Apple's refresh token, to revoke at deletion), sealed
+    /// under the master key; `nil` when there is none.
+    public var sealedProviderToken: String?
 
-    public init(provider: String, subject: String, userID: String, email: String? = nil, emailVerified: Bool = false,
-                profileJSON: String? = nil, createdAt: Int64) {
+    public init(provider: String, issuer: String = "", subject: String, userID: String, email: String? = nil, emailVerified: Bool = false,
+                profileJSON: String? = nil, createdAt: Int64, sealedProviderToken: String? = nil) {
         self.provider = provider
+        self.issuer = issuer
         self.subject = subject
         self.userID = userID
         self.email = email
         self.emailVerified = emailVerified
         self.profileJSON = profileJSON
         self.createdAt = createdAt
+        self.sealedProviderToken = sealedProviderToken
     }
 }
 
@@ -52,9 +62,11 @@ public struct FamilyRecord: Sendable, Hashable {
     public var revokedAt: Int64?
     /// `logout`, `reuse`, `user`, … — why the family was revoked.
     public var revokeReason: String?
+    /// The client's device details as JSON (`{"deviceId","platform",…}`), when it sent any.
+    public var device: String?
 
     public init(id: String, userID: String, clientID: String, createdAt: Int64, expiresAt: Int64, idleExpiresAt: Int64,
-                lastUsedAt: Int64, revokedAt: Int64? = nil, revokeReason: String? = nil) {
+                lastUsedAt: Int64, revokedAt: Int64? = nil, revokeReason: String? = nil, device: String? = nil) {
         self.id = id
         self.userID = userID
         self.clientID = clientID
@@ -64,6 +76,7 @@ public struct FamilyRecord: Sendable, Hashable {
         self.lastUsedAt = lastUsedAt
         self.revokedAt = revokedAt
         self.revokeReason = revokeReason
+        self.device = device
     }
 
     /// `true` when the family is neither revoked nor past either lifetime at `now`.
@@ -116,9 +129,14 @@ public struct SigningKeyRecord: Sendable, Hashable {
     public var retiredAt: Int64?
     /// A retired key stays in the JWKS until this time (its last token's expiry).
     public var publishUntil: Int64?
+    /// The longest access-token lifetime this key signed with (seconds): its retirement window.
+    /// `nil` for keys made before it was recorded.
+    public var accessTokenLifetime: Int64?
+    /// When the key was revoked (compromised): out of the JWKS at once, its tokens refused.
+    public var revokedAt: Int64?
 
     public init(keyID: String, algorithm: String, publicJWK: String, privateJWK: String, sealed: Bool, createdAt: Int64,
-                retiredAt: Int64? = nil, publishUntil: Int64? = nil) {
+                retiredAt: Int64? = nil, publishUntil: Int64? = nil, accessTokenLifetime: Int64? = nil, revokedAt: Int64? = nil) {
         self.keyID = keyID
         self.algorithm = algorithm
         self.publicJWK = publicJWK
@@ -127,6 +145,8 @@ public struct SigningKeyRecord: Sendable, Hashable {
         self.createdAt = createdAt
         self.retiredAt = retiredAt
         self.publishUntil = publishUntil
+        self.accessTokenLifetime = accessTokenLifetime
+        self.revokedAt = revokedAt
     }
 
     /// `true` for the key that signs new tokens.
@@ -134,7 +154,7 @@ public struct SigningKeyRecord: Sendable, Hashable {
 
     /// `true` while the key belongs in the published JWKS.
     public func isPublished(at now: Int64) -> Bool {
-        retiredAt == nil || (publishUntil ?? 0) > now
+        revokedAt == nil && (retiredAt == nil || (publishUntil ?? 0) > now)
     }
 }
 
@@ -143,10 +163,34 @@ public struct PurgeCounts: Sendable, Hashable {
     public var families: Int
     public var refreshTokens: Int
     public var signingKeys: Int
+    /// Spent refresh tokens whose sealed successor was erased (past the grace interval).
+    public var spentSuccessors: Int
 
-    public init(families: Int, refreshTokens: Int, signingKeys: Int) {
+    public init(families: Int, refreshTokens: Int, signingKeys: Int, spentSuccessors: Int = 0) {
         self.families = families
         self.refreshTokens = refreshTokens
         self.signingKeys = signingKeys
+        self.spentSuccessors = spentSuccessors
+    }
+}
+
+/// An API key of a user, known only by its SHA-256 hash.
+public struct APIKeyRecord: Sendable, Hashable {
+    public var id: String
+    public var userID: String
+    /// Unique per user.
+    public var name: String
+    /// base64url(SHA-256(key)).
+    public var hash: String
+    public var disabled: Bool
+    public var createdAt: Int64
+
+    public init(id: String, userID: String, name: String, hash: String, disabled: Bool, createdAt: Int64) {
+        self.id = id
+        self.userID = userID
+        self.name = name
+        self.hash = hash
+        self.disabled = disabled
+        self.createdAt = createdAt
     }
 }

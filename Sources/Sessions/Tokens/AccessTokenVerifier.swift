@@ -1,5 +1,5 @@
-import Foundation
-import JOSE
+public import Foundation
+public import JOSE
 
 /// Verifies access tokens for a resource server, from a published JWKS: the signature, the
 /// header `typ` (`at+jwt`, RFC 9068 §4), `iss`, `aud`, `exp`/`iat` and the claims RFC 9068
@@ -16,10 +16,18 @@ public struct AccessTokenVerifier: Sendable {
     public let verifier: JWTVerifier
 
     public init(keys: JWKSet, issuer: String, audience: String, leeway: TimeInterval = 60, clock: TokenClock = .system) {
-        verifier = JWTVerifier(keys: keys, options: VerifierOptions(
-            issuers: [issuer], audiences: [audience],
-            requiredClaims: ["iss", "exp", "aud", "sub", "client_id", "iat", "jti"],
-            type: "at+jwt", leeway: leeway, clock: clock))
+        verifier = JWTVerifier(keys: keys, options: Self.options(issuer: issuer, audiences: [audience], leeway: leeway, clock: clock))
+    }
+
+    /// The checks of an RFC 9068 access token from `issuer` for one of `audiences`, for verifiers
+    /// that get their keys elsewhere (a remote JWKS through Identity's `KeySource`).
+    /// - Precondition: `audiences` is not empty (an empty set would not check `aud` at all).
+    public static func options(issuer: String, audiences: Set<String>, leeway: TimeInterval = 60,
+                               clock: TokenClock = .system) -> VerifierOptions {
+        precondition(!audiences.isEmpty, "an access token verifier needs at least one audience")
+        return VerifierOptions(issuers: [issuer], audiences: audiences,
+                               requiredClaims: ["iss", "exp", "aud", "sub", "client_id", "iat", "jti"],
+                               type: "at+jwt", leeway: leeway, clock: clock)
     }
 
     /// The verified claims.
@@ -34,10 +42,17 @@ extension SessionManager {
     /// - Throws: the codes of ``AccessTokenVerifier``; `session_revoked` when `checkSession`
     ///   finds the family dead; `store_unavailable`.
     public func verifyAccessToken(_ token: String, checkSession: Bool = true) async throws -> AccessTokenClaims {
-        let verifier = AccessTokenVerifier(keys: try await keyRing.jwks(), issuer: configuration.issuer,
-                                           audience: configuration.audience, leeway: TimeInterval(configuration.leeway),
-                                           clock: configuration.clock)
-        let claims = try verifier.verify(token)
+        try await verifyAccessToken(token, audiences: [configuration.audience], checkSession: checkSession)
+    }
+
+    /// ``verifyAccessToken(_:checkSession:)`` for a token issued for any of `audiences`: a server
+    /// whose apps share one store and key ring checks the tokens of all of them (an empty set
+    /// means this configuration's audience).
+    public func verifyAccessToken(_ token: String, audiences: Set<String>, checkSession: Bool = true) async throws -> AccessTokenClaims {
+        let options = AccessTokenVerifier.options(issuer: configuration.issuer,
+                                                  audiences: audiences.isEmpty ? [configuration.audience] : audiences,
+                                                  leeway: TimeInterval(configuration.leeway), clock: configuration.clock)
+        let claims = try AccessTokenClaims(JWTVerifier(keys: try await keyRing.jwks(), options: options).verify(token).claims)
         if checkSession {
             guard let sid = claims.sessionID else { throw TokenError(.missingClaim, "access token has no sid to check", claim: "sid") }
             let now = configuration.now
@@ -53,8 +68,10 @@ extension SessionManager {
     ///
     /// Never throws for a bad token: an invalid, expired, spent or revoked token is
     /// `{"active": false}` and ``Introspection/reason`` says why (not part of the RFC 7662 shape).
+    /// - Parameter audiences: the apps whose access tokens count (default: this configuration's
+    ///   audience); refresh tokens of every client of the store are introspected.
     /// - Throws: `store_unavailable` and configuration errors only.
-    public func introspect(_ token: String) async throws -> Introspection {
+    public func introspect(_ token: String, audiences: Set<String> = []) async throws -> Introspection {
         if RefreshToken.looksLikeRefreshToken(token) {
             let hash = RefreshToken.hash(token)
             let now = configuration.now
@@ -80,7 +97,7 @@ extension SessionManager {
             return Introspection(active: true, response: o, reason: nil)
         }
         do {
-            let c = try await verifyAccessToken(token, checkSession: true)
+            let c = try await verifyAccessToken(token, audiences: audiences, checkSession: true)
             var o = JSONObject()
             o["active"] = true
             o["token_type"] = "access_token"

@@ -1,4 +1,4 @@
-import JOSE
+public import JOSE
 
 /// An access token and its refresh token, as handed to a client once.
 public struct TokenPair: Sendable, Hashable {
@@ -46,7 +46,9 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
         self.sessionID = sessionID
     }
 
-    init(_ claims: ClaimSet) throws {
+    /// Reads the claims of an access token whose signature and RFC 9068 checks have passed.
+    /// - Throws: `missing_claim` / `invalid_claim` when a claim is absent or of the wrong type.
+    public init(_ claims: ClaimSet) throws {
         func string(_ name: String) throws -> String {
             guard let s = claims[name]?.stringValue, !s.isEmpty else {
                 throw TokenError(claims[name] == nil ? .missingClaim : .invalidClaim, "access token needs a string \"\(name)\"", claim: name)

@@ -1,5 +1,5 @@
 import Foundation
-import Identity
+public import Identity
 import JOSE
 
 extension SessionManager {
@@ -13,14 +13,14 @@ extension SessionManager {
 
     /// Finds the user of `identity`, creating one on first sign-in, and issues a token pair in a
     /// new family.
-    /// - Throws: `invalid_input` for an empty provider or subject; `store_unavailable`.
-    public func signIn(with identity: Identity, clientID: String? = nil) async throws -> SignIn {
+    /// - Throws: `invalid_input` for an empty provider or subject; `user_disabled`; `store_unavailable`.
+    public func signIn(with identity: Identity, clientID: String? = nil, device: String? = nil) async throws -> SignIn {
         let (user, created) = try await findOrCreateUser(for: identity)
-        let tokens = try await issueTokens(userID: user.id, clientID: clientID)
+        let tokens = try await issueTokens(userID: user.id, clientID: clientID, device: device)
         return SignIn(userID: user.id, created: created, tokens: tokens)
     }
 
-    /// The user owning `(identity.provider, identity.subject)`, or a new user owning it.
+    /// The user owning `(identity.provider, identity.issuer, identity.subject)`, or a new user owning it.
     ///
     /// Concurrent first sign-ins with one identity create one user: the identity's uniqueness
     /// decides, and the loser's transaction is rolled back and answered with the winner.
@@ -33,7 +33,7 @@ extension SessionManager {
         for _ in 0..<3 {
             do {
                 return try await store.transaction { tx in
-                    if let existing = try await tx.identity(provider: identity.provider, subject: identity.subject) {
+                    if let existing = try await tx.identity(provider: identity.provider, issuer: identity.issuer ?? "", subject: identity.subject) {
                         guard let user = try await tx.user(id: existing.userID) else {
                             throw TokenError(.storeUnavailable, "identity refers to a missing user")
                         }
@@ -78,7 +78,7 @@ extension SessionManager {
         try await store.transaction { tx in
             guard try await tx.user(id: userID) != nil else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
             if try await tx.insertIdentity(record) { return }
-            let owner = try await tx.identity(provider: identity.provider, subject: identity.subject)
+            let owner = try await tx.identity(provider: identity.provider, issuer: identity.issuer ?? "", subject: identity.subject)
             if owner?.userID == userID { return }
             throw TokenError(.identityInUse, "the \(identity.provider.prefix(32)) identity already belongs to another user")
         }
@@ -119,6 +119,9 @@ extension SessionManager {
         guard isStorableID(identity.subject, maxBytes: 255) else {
             throw TokenError(.invalidInput, "identity subject must be 1…255 bytes without control characters")
         }
+        if let issuer = identity.issuer, !isStorableID(issuer, maxBytes: 2048) {
+            throw TokenError(.invalidInput, "identity issuer must be 1…2048 bytes without control characters")
+        }
     }
 
     /// What a user id, identity provider or subject may be: 1…`maxBytes` bytes, no control
@@ -132,7 +135,7 @@ extension SessionManager {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let profile = String(decoding: try encoder.encode(identity), as: UTF8.self)
-        return IdentityRecord(provider: identity.provider, subject: identity.subject, userID: userID, email: identity.email,
+        return IdentityRecord(provider: identity.provider, issuer: identity.issuer ?? "", subject: identity.subject, userID: userID, email: identity.email,
                               emailVerified: identity.emailVerified, profileJSON: profile, createdAt: now)
     }
 

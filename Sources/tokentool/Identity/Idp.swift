@@ -38,11 +38,9 @@ func withTransport<T>(_ body: (AsyncHTTPClientTransport) async throws -> T) asyn
     }
 }
 
-/// Reads a secret from a file, dropping trailing white space (files usually end in a newline).
+/// Reads a text secret with ``SecretFile/read(path:)``, as every secret file is read.
 func readSecretFile(_ path: String) throws -> String {
-    let text = try readFileText(path).trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !text.isEmpty else { throw TokenError(.invalidInput, "\(path) is empty") }
-    return text
+    String(decoding: try SecretFile.read(path: path), as: UTF8.self)
 }
 
 /// Prints a verified identity (and, after a code exchange, the provider's tokens).
@@ -89,8 +87,10 @@ struct IdpGoogle: AsyncParsableCommand {
     var hostedDomain: String?
     @Option(name: .customLong("jwks"), help: "JWKS URL or file.")
     var jwks = "https://www.googleapis.com/oauth2/v3/certs"
-    @Option(name: .customLong("code"), help: "A server auth code to exchange at the token endpoint.")
+    @Option(name: .customLong("code"), help: "A server auth code to exchange: - reads standard input, @FILE a file (or the code itself).")
     var code: String?
+    @Option(name: .customLong("nonce"), help: "The nonce of this sign-in (compared exactly or through SHA-256).")
+    var nonce: String?
     @Option(name: .customLong("client-secret-file"), help: "File holding the OAuth client secret (for --code).")
     var clientSecretFile: String?
     @Option(name: .customLong("redirect-uri"), help: "The redirect URI the client used (for --code).")
@@ -122,10 +122,10 @@ struct IdpGoogle: AsyncParsableCommand {
                 let google = try GoogleProvider(configuration: config, keys: keySource(jwks, transport: transport, clock: common.clock, timeout: common.timeout),
                                                 transport: transport)
                 if let code {
-                    let result = try await google.exchange(code: code, redirectURI: redirectURI)
+                    let result = try await google.exchange(code: try readTokenArgument(code), redirectURI: redirectURI, nonce: nonce)
                     printIdentity(result.identity, exchange: result, json: common.json)
                 } else if let idToken {
-                    printIdentity(try await google.verify(idToken: idToken), json: common.json)
+                    printIdentity(try await google.verify(idToken: idToken, nonce: nonce), json: common.json)
                 }
             }
         }
@@ -143,9 +143,9 @@ struct IdpApple: AsyncParsableCommand {
     var nonce: String?
     @Option(name: .customLong("jwks"), help: "JWKS URL or file.")
     var jwks = "https://appleid.apple.com/auth/keys"
-    @Option(name: .customLong("code"), help: "An authorization code to exchange at Apple's token endpoint.")
+    @Option(name: .customLong("code"), help: "An authorization code to exchange: - reads standard input, @FILE a file (or the code itself).")
     var code: String?
-    @Option(name: .customLong("revoke"), help: "A refresh or access token to revoke (account deletion).")
+    @Option(name: .customLong("revoke"), help: "A refresh or access token to revoke (account deletion): - reads standard input, @FILE a file.")
     var revokeToken: String?
     @Option(name: .customLong("token-type-hint"), help: "refresh_token or access_token (for --revoke).")
     var tokenTypeHint = "refresh_token"
@@ -189,10 +189,10 @@ struct IdpApple: AsyncParsableCommand {
                 let apple = try AppleProvider(configuration: config, keys: keySource(jwks, transport: transport, clock: common.clock, timeout: common.timeout),
                                               transport: transport)
                 if let revokeToken {
-                    try await apple.revoke(token: revokeToken, tokenTypeHint: tokenTypeHint)
+                    try await apple.revoke(token: try readTokenArgument(revokeToken), tokenTypeHint: tokenTypeHint)
                     if common.json { printJSON(.object(["revoked": true])) } else { print("revoked") }
                 } else if let code {
-                    let result = try await apple.exchange(code: code, redirectURI: redirectURI, nonce: nonce)
+                    let result = try await apple.exchange(code: try readTokenArgument(code), redirectURI: redirectURI, nonce: nonce)
                     printIdentity(result.identity, exchange: result, json: common.json)
                 } else if let idToken {
                     printIdentity(try await apple.verify(idToken: idToken, nonce: nonce), json: common.json)
@@ -292,7 +292,7 @@ struct IdpJWT: AsyncParsableCommand {
             let input = try readTokenArgument(token)
             try await withTransport { transport in
                 let keys: KeySource
-                if let secretFile { keys = .keys(try JWKSet(keys: [JWK(hmacSecret: try readFileBytes(secretFile))])) }
+                if let secretFile { keys = .keys(try JWKSet(keys: [readHMACSecret(secretFile)])) }
                 else { keys = try keySource(jwks!, transport: transport, clock: common.clock, timeout: common.timeout) }
                 let verifier = try CustomJWTProvider(configuration: config, keys: keys)
                 printIdentity(try await verifier.verify(token: input), json: common.json)

@@ -6,7 +6,7 @@ struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
         abstract: "The signing-key ring of a session store.",
-        subcommands: [Rotate.self, JWKS.self, List.self])
+        subcommands: [Rotate.self, Revoke.self, JWKS.self, List.self])
 
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -21,6 +21,25 @@ struct KeysCommand: AsyncParsableCommand {
                     printJSON(.object(["kid": .string(info.keyID), "alg": .string(info.algorithm), "sealed": .bool(info.sealed)]))
                 } else {
                     print("active key \(info.keyID) (\(info.algorithm)\(info.sealed ? ", sealed" : ""))")
+                }
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a compromised key: out of the JWKS at once, its tokens stop verifying (an active key is replaced).")
+        @OptionGroup var store: StoreOptions
+        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @Argument(help: "The key id (kid) to revoke.") var kid: String
+
+        func run() async throws {
+            try await reportingErrors(json: json) {
+                let replacement = try await store.withSessions { try await $0.keyRing.revoke(keyID: kid) }
+                if json {
+                    printJSON(.object(["revoked": .string(kid), "active": replacement.map { .string($0.keyID) } ?? .null]))
+                } else {
+                    print("revoked key \(kid)" + (replacement.map { "; new active key \($0.keyID) (\($0.algorithm))" } ?? ""))
                 }
             }
         }
@@ -54,10 +73,11 @@ struct KeysCommand: AsyncParsableCommand {
                     printJSON(.object(["keys": .array(keys.map { k in .object([
                         "kid": .string(k.keyID), "alg": .string(k.algorithm), "active": .bool(k.isActive), "sealed": .bool(k.sealed),
                         "created_at": .int(k.createdAt), "retired_at": k.retiredAt.map(JSONValue.int) ?? .null,
-                        "publish_until": k.publishUntil.map(JSONValue.int) ?? .null]) })]))
+                        "publish_until": k.publishUntil.map(JSONValue.int) ?? .null,
+                        "revoked_at": k.revokedAt.map(JSONValue.int) ?? .null]) })]))
                 } else {
                     for k in keys {
-                        let state = k.isActive ? "active" : "retired, published until \(UTCTime.format(Double(k.publishUntil ?? 0))) (\(UTCTime.relative(Double(k.publishUntil ?? 0), now: now)))"
+                        let state = k.revokedAt != nil ? "revoked" : k.isActive ? "active" : "retired, published until \(UTCTime.format(Double(k.publishUntil ?? 0))) (\(UTCTime.relative(Double(k.publishUntil ?? 0), now: now)))"
                         print("\(k.keyID) \(k.algorithm)\(k.sealed ? " sealed" : "") \(state)")
                     }
                 }

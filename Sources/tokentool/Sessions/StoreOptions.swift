@@ -7,8 +7,11 @@ import Sessions
 
 /// Flags shared by `token`, `user` and `keys`: where the store is and the issuing policy.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("A SQLite file (created on first use) or a postgres:// URL.", valueName: "S"))
+    @Option(name: .long, help: ArgumentHelp("A SQLite file (created on first use) or a postgres:// URL (or $TOKENTOOL_STORE; a URL with a password belongs in --store-file).", valueName: "S"))
     var store: String = ProcessInfo.processInfo.environment["TOKENTOOL_STORE"] ?? "./tokentool.sqlite"
+
+    @Option(name: .customLong("store-file"), help: ArgumentHelp("A file holding the --store value, e.g. a postgres:// URL with its password (or $TOKENTOOL_STORE_FILE); wins over --store.", valueName: "FILE"))
+    var storeFile: String?
 
     @Option(name: .long, help: "Access-token issuer (iss).")
     var iss: String = "tokentool"
@@ -16,7 +19,7 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "Access-token audience (aud).")
     var aud: String = "tokentool"
 
-    @Option(name: .customLong("client-id"), help: "client_id of new sessions.")
+    @Option(name: .customLong("client-id"), help: "client_id of new sessions; refresh and revoke accept only that client's tokens.")
     var clientID: String = "tokentool"
 
     @Option(name: .customLong("access-ttl"), help: ArgumentHelp("Access-token lifetime.", valueName: "SECONDS"))
@@ -53,15 +56,23 @@ struct StoreOptions: ParsableArguments {
         }
         config.signingAlgorithm = alg
         if let file = masterKeyFile ?? ProcessInfo.processInfo.environment["TOKENTOOL_MASTER_KEY_FILE"] {
-            config.masterKey = try Self.readMasterKey(file)
+            config.masterKey = try MasterKeyFile.read(path: file)
         }
         if let now { config.clock = .fixed(unixSeconds: now) }
         try config.validate()
         return config
     }
 
-    /// `true` when `--store` names a PostgreSQL database.
-    var isPostgres: Bool { store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") }
+    /// The store location: `--store-file`'s content (one trailing newline dropped), else `--store`.
+    func location() throws -> String {
+        guard let file = storeFile ?? ProcessInfo.processInfo.environment["TOKENTOOL_STORE_FILE"] else { return store }
+        return String(decoding: try SecretFile.read(path: file), as: UTF8.self)
+    }
+
+    /// `true` when the store is a PostgreSQL database.
+    var isPostgres: Bool { Self.isPostgres((try? location()) ?? store) }
+
+    static func isPostgres(_ location: String) -> Bool { location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") }
 
     /// A short name of the store kind, for output.
     var storeKind: String { isPostgres ? "postgres" : "sqlite" }
@@ -69,9 +80,10 @@ struct StoreOptions: ParsableArguments {
     /// Opens the store, runs `body` with a session manager on it, and closes the store.
     func withSessions<T>(_ body: (SessionManager) async throws -> T) async throws -> T {
         let config = try configuration()
-        let opened: any SessionStore = isPostgres
-            ? try await PostgresSessionStore.open(url: store)
-            : try await SQLiteSessionStore.open(path: store)
+        let location = try location()
+        let opened: any SessionStore = Self.isPostgres(location)
+            ? try await PostgresSessionStore.open(url: location)
+            : try await SQLiteSessionStore.open(path: location)
         do {
             let result = try await body(SessionManager(store: opened, configuration: config))
             try? await opened.close()
@@ -80,24 +92,5 @@ struct StoreOptions: ParsableArguments {
             try? await opened.close()
             throw error
         }
-    }
-
-    /// A master key file: 32 raw bytes, or 64 hex digits, or 43 base64url characters.
-    static func readMasterKey(_ path: String) throws -> [UInt8] {
-        let bytes = try readFileBytes(path, limit: 4096)
-        if bytes.count == 32 { return bytes }
-        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.count == 64, text.allSatisfy(\.isHexDigit) {
-            var out: [UInt8] = []
-            var index = text.startIndex
-            while index < text.endIndex {
-                let next = text.index(index, offsetBy: 2)
-                out.append(UInt8(text[index..<next], radix: 16)!)
-                index = next
-            }
-            return out
-        }
-        if let decoded = try? Base64URL.decode(text, what: "master key"), decoded.count == 32 { return decoded }
-        throw TokenError(.invalidKey, "master key file \(path) must hold 32 bytes (raw, 64 hex digits or base64url)")
     }
 }

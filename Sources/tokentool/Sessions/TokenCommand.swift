@@ -48,7 +48,7 @@ struct TokenCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors(json: json) {
                 let token = try readTokenArgument(refreshToken)
-                let pair = try await store.withSessions { try await $0.refresh(token) }
+                let pair = try await store.withSessions { try await $0.refresh(token, clientID: store.clientID) }
                 printPair(pair, json: json)
             }
         }
@@ -64,7 +64,7 @@ struct TokenCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors(json: json) {
                 let text = try readTokenArgument(token)
-                let sid = try await store.withSessions { try await $0.revoke(text) }
+                let sid = try await store.withSessions { try await $0.revoke(text, clientID: store.clientID) }
                 if json { printJSON(.object(["revoked": true, "sid": .string(sid)])) } else { print("revoked session \(sid)") }
             }
         }
@@ -101,7 +101,7 @@ struct TokenCommand: AsyncParsableCommand {
 
     struct Purge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Delete revoked and expired sessions, and retired keys no longer published.")
+            abstract: "The sweep: delete revoked and expired sessions and retired keys no longer published; erase the successors of tokens spent past the grace interval.")
         @OptionGroup var store: StoreOptions
         @Flag(name: .long, help: "Print one JSON object.") var json = false
 
@@ -110,16 +110,16 @@ struct TokenCommand: AsyncParsableCommand {
                 let counts = try await store.withSessions { try await $0.purge() }
                 if json {
                     printJSON(.object(["families": .int(Int64(counts.families)), "refresh_tokens": .int(Int64(counts.refreshTokens)),
-                                       "signing_keys": .int(Int64(counts.signingKeys))]))
+                                       "signing_keys": .int(Int64(counts.signingKeys)), "spent_successors": .int(Int64(counts.spentSuccessors))]))
                 } else {
-                    print("purged \(counts.families) sessions, \(counts.refreshTokens) refresh tokens, \(counts.signingKeys) signing keys")
+                    print("purged \(counts.families) sessions, \(counts.refreshTokens) refresh tokens, \(counts.signingKeys) signing keys; erased \(counts.spentSuccessors) spent tokens' successors")
                 }
             }
         }
     }
 }
 
-/// Prints a token pair in the CLI.md shape (`--json`) or as `name: value` lines.
+/// Prints a token pair in the shape docs/sessions.md documents (`--json`) or as `name: value` lines.
 func printPair(_ pair: TokenPair, json: Bool) {
     if json {
         printJSON(.object(pair.jsonObject))

@@ -6,7 +6,36 @@ struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
         abstract: "Users of a session store.",
-        subcommands: [Delete.self, Show.self])
+        subcommands: [Delete.self, Show.self, Disable.self, Enable.self])
+
+    /// `user disable` / `user enable`: a disabled user's logins and refreshes answer 403 `UserDisabled`
+    /// and its access tokens stop passing the server's live checks.
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Disable a user: no sign-in, no refresh, access tokens refused by the server.")
+        @OptionGroup var store: StoreOptions
+        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @Argument(help: "The user id.") var userID: String
+
+        func run() async throws { try await UserCommand.setDisabled(userID, true, store: store, json: json) }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Enable a disabled user again.")
+        @OptionGroup var store: StoreOptions
+        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @Argument(help: "The user id.") var userID: String
+
+        func run() async throws { try await UserCommand.setDisabled(userID, false, store: store, json: json) }
+    }
+
+    static func setDisabled(_ userID: String, _ disabled: Bool, store: StoreOptions, json: Bool) async throws {
+        try await reportingErrors(json: json) {
+            try await store.withSessions { try await $0.setUserDisabled(id: userID, disabled) }
+            if json { printJSON(.object(["disabled": .bool(disabled), "user_id": .string(userID)])) } else {
+                print("\(disabled ? "disabled" : "enabled") user \(userID)")
+            }
+        }
+    }
 
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -40,6 +69,7 @@ struct UserCommand: AsyncParsableCommand {
                     printJSON(.object([
                         "user_id": .string(userID),
                         "identities": .array(identities.map { .object(["provider": .string($0.provider), "subject": .string($0.subject),
+                                                                     "issuer": $0.issuer.isEmpty ? .null : .string($0.issuer),
                                                                      "email": $0.email.map(JSONValue.string) ?? .null]) }),
                         "sessions": .array(families.map { f in .object([
                             "sid": .string(f.id), "client_id": .string(f.clientID), "created_at": .int(f.createdAt),
@@ -48,7 +78,7 @@ struct UserCommand: AsyncParsableCommand {
                     ]))
                 } else {
                     print("user \(userID)")
-                    for i in identities { print("  identity \(i.provider) \(i.subject)\(i.email.map { " <\($0)>" } ?? "")") }
+                    for i in identities { print("  identity \(i.provider)\(i.issuer.isEmpty ? "" : " (\(i.issuer))") \(i.subject)\(i.email.map { " <\($0)>" } ?? "")") }
                     for f in families {
                         let state = f.revokedAt != nil ? "revoked (\(f.revokeReason ?? "?"))" : (f.isLive(at: Int64(now)) ? "live" : "expired")
                         print("  session \(f.id) \(f.clientID) \(state), ends \(UTCTime.format(Double(min(f.expiresAt, f.idleExpiresAt))))")

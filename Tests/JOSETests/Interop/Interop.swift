@@ -100,7 +100,7 @@ enum Interop {
             return RSAKey.generate_key(2048)
         if alg in CURVES:
             return ECKey.generate_key(CURVES[alg])
-        if alg == "EdDSA":
+        if alg in ("EdDSA", "Ed25519"):
             return OKPKey.generate_key("Ed25519")
         raise ValueError("unknown alg " + alg)
 

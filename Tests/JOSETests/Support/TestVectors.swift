@@ -54,7 +54,7 @@ enum VJSON: Sendable, Hashable, Codable {
     case array([VJSON])
     case object([String: VJSON])
 
-    init(from decoder: Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null }
         else if let b = try? c.decode(Bool.self) { self = .bool(b) }
@@ -65,7 +65,7 @@ enum VJSON: Sendable, Hashable, Codable {
         else { self = .object(try c.decode([String: VJSON].self)) }
     }
 
-    func encode(to encoder: Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         switch self {
         case .null: try c.encodeNil()

@@ -1,17 +1,6 @@
 internal import COpenSSL
 import Synchronization
 
-/// Owns one EVP_PKEY. Immutable after init; concurrent sign/verify on one key is fine
-/// (openssl-threads(7)). `EVP_PKEY_free` runs exactly once, in `deinit`.
-final class EVPKey: @unchecked Sendable {
-    let pointer: OpaquePointer
-    /// Digest-sign/verify contexts initialised once per algorithm and operation, copied per
-    /// call (see `KeyMaterial.verify`).
-    let templates = ContextTemplates()
-    init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
-    deinit { EVP_PKEY_free(pointer) }
-}
-
 /// One lazily made `EVP_MD_CTX` per (algorithm, sign/verify), published with an atomic
 /// compare-exchange: no lock, and after the first call only an acquiring load. Templates are
 /// never used directly, only copied (`EVP_MD_CTX_copy_ex` reads them), so they are shared
@@ -93,13 +82,4 @@ func bignumBytes(_ bn: OpaquePointer, width: Int? = nil) -> [UInt8] {
     var out = [UInt8](repeating: 0, count: w)
     _ = out.withUnsafeMutableBufferPointer { BN_bn2binpad(bn, $0.baseAddress, Int32(w)) }
     return out
-}
-
-extension EVPKey {
-    func bignum(_ name: String) -> [UInt8]? {
-        var bn: OpaquePointer? = nil
-        guard EVP_PKEY_get_bn_param(pointer, name, &bn) == 1, let bn else { ERR_clear_error(); return nil }
-        defer { BN_clear_free(bn) }
-        return bignumBytes(bn)
-    }
 }

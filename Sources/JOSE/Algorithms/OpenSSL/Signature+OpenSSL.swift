@@ -123,7 +123,7 @@ extension JWSAlgorithm {
     var templateIndex: Int {
         switch self {
         case .hs256: 0; case .hs384: 1; case .hs512: 2; case .rs256: 3; case .rs384: 4; case .rs512: 5
-        case .ps256: 6; case .ps384: 7; case .ps512: 8; case .es256: 9; case .es384: 10; case .es512: 11; case .edDSA: 12
+        case .ps256: 6; case .ps384: 7; case .ps512: 8; case .es256: 9; case .es384: 10; case .es512: 11; case .edDSA: 12; case .ed25519: 13
         }
     }
 }

@@ -103,19 +103,6 @@ extension JWK {
     }
 }
 
-extension EVPKey {
-    /// A new key holding only the public half (SPKI round trip).
-    func publicOnly() -> EVPKey {
-        var der: UnsafeMutablePointer<UInt8>? = nil
-        let n = i2d_PUBKEY(pointer, &der)
-        guard n > 0, let der else { return self }
-        defer { ctk_openssl_free(der) }
-        var p: UnsafePointer<UInt8>? = UnsafePointer(der)
-        guard let pub = d2i_PUBKEY(nil, &p, Int(n)) else { ERR_clear_error(); return self }
-        return EVPKey(takingOwnershipOf: pub)
-    }
-}
-
 // MARK: - PEM and DER
 
 extension JWK {

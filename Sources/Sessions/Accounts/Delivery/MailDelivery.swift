@@ -1,7 +1,7 @@
-import Foundation
-import Identity
-import JOSE
-import Logging
+public import Foundation
+public import Identity
+public import JOSE
+public import Logging
 
 /// Sends ``AccountMail``s through the `delivery` member: a signed JSON webhook, or a
 /// sendmail-compatible command fed the message on standard input.
@@ -18,7 +18,8 @@ import Logging
 public struct MailDelivery: Sendable {
     /// Where mail goes.
     public enum Method: Sendable {
-        /// POST of ``AccountMail/json`` with ``RequestSignature`` under `secret`.
+        /// POST of ``AccountMail/json`` with `X-TokenTool-Signature` under `secret`, signed as the
+        /// custom-function provider signs (`CustomFunctionProvider.signature`).
         case webhook(url: String, secret: [UInt8])
         /// Runs `argv` (`["/usr/sbin/sendmail", "-t"]`) with the message on standard input; exit 0 is success.
         case command([String])
@@ -83,7 +84,7 @@ public struct MailDelivery: Sendable {
             let now = Int64(clock.now().timeIntervalSince1970.rounded(.down))
             let request = HTTPRequest(method: "POST", url: url, headers: [
                 (name: "Content-Type", value: "application/json"),
-                (name: RequestSignature.headerName, value: try RequestSignature.header(secret: secret, body: body, at: now)),
+                (name: "X-TokenTool-Signature", value: try CustomFunctionProvider.signature(secret: secret, body: body, time: now)),
             ], body: body, timeout: timeout, maxResponseBytes: 16 * 1024)
             let response = try await transport.send(request)
             return (200..<300).contains(response.status) ? nil : "status \(response.status)"

@@ -1,0 +1,117 @@
+import Foundation
+import Hummingbird
+import Identity
+import JOSE
+import Logging
+import Sessions
+
+/// A request context that can carry the caller a verified access token names.
+///
+/// Conform your application's context to it (one stored property), or use
+/// ``AuthenticatedRequestContext``.
+public protocol AccessTokenRequestContext: RequestContext {
+    /// Set by ``AccessTokenMiddleware`` once the bearer token has been verified; `nil` before.
+    var access: VerifiedAccess? { get set }
+}
+
+/// A ready-made ``AccessTokenRequestContext``.
+public struct AuthenticatedRequestContext: AccessTokenRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public var access: VerifiedAccess?
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+        access = nil
+    }
+}
+
+/// Who a verified access token speaks for (RFC 9068 §2.2).
+public struct VerifiedAccess: Sendable, Hashable {
+    /// `sub`: the user id.
+    public var userID: String { claims.subject }
+    /// `sid`: the session (refresh-token family) the token was issued in, when it names one.
+    public var sessionID: String? { claims.sessionID }
+    /// `client_id`: the app the token was issued to.
+    public var clientID: String { claims.clientID }
+    /// `scope`, split at spaces (RFC 9068 §2.2.3); empty when the token has none.
+    public var scopes: [String]
+    /// The registered claims, typed.
+    public var claims: AccessTokenClaims
+    /// Every claim of the token, for the ones this type does not name.
+    public var claimSet: ClaimSet
+    /// `kid` of the key that verified the token.
+    public var keyID: String
+}
+
+/// Verifies the `Authorization: Bearer` access token of every request against the sign-in
+/// server's JWKS and puts the caller into the request context.
+///
+/// The checks are RFC 9068's: the signature with a key the JWKS publishes (the key decides the
+/// algorithm), header `typ` `at+jwt`, a `kid`, `iss`, `aud`, `exp` (with leeway) and the claims
+/// the profile requires. A request without a token, or with one that fails a check, gets
+/// 401 with `WWW-Authenticate: Bearer` (RFC 6750 §3; `error="invalid_token"` when a token was
+/// sent); an unreachable JWKS with no usable cached keys gets 503. The token itself never
+/// appears in a response or a log line.
+///
+/// The JWT alone says nothing of a session ended since it was signed: such a token is accepted
+/// until its `exp`. Use the server's introspection endpoint where that matters.
+///
+/// ```swift
+/// let jwks = try RemoteJWKS(url: "https://auth.example.com/.well-known/jwks.json",
+///                           transport: AsyncHTTPClientTransport())
+/// let router = Router(context: AuthenticatedRequestContext.self)
+/// router.group("api")
+///     .add(middleware: AccessTokenMiddleware(jwks: jwks, issuer: "https://auth.example.com", audience: "myapp-abcde"))
+///     .get("me") { _, context in context.access?.userID ?? "" }
+/// ```
+public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterMiddleware {
+    /// Where the verification keys come from.
+    public let keys: KeySource
+    /// The RFC 9068 checks.
+    public let options: VerifierOptions
+
+    /// Verifies against a remote JWKS (normally the server's `/.well-known/jwks.json`), cached
+    /// and refetched on an unknown `kid` as ``RemoteJWKS`` does.
+    /// - Parameters:
+    ///   - issuer: the server's `public_url`, exactly.
+    ///   - audience: the app id the tokens must be issued for.
+    ///   - leeway: clock skew tolerated on `exp` and `iat`, in seconds.
+    public init(jwks: RemoteJWKS, issuer: String, audience: String, leeway: TimeInterval = 60, clock: TokenClock = .system) {
+        self.init(keys: .remote(jwks), issuer: issuer, audience: audience, leeway: leeway, clock: clock)
+    }
+
+    /// Verifies against any key source (a fixed JWKS, for tests or an offline deployment).
+    public init(keys: KeySource, issuer: String, audience: String, leeway: TimeInterval = 60, clock: TokenClock = .system) {
+        self.keys = keys
+        self.options = AccessTokenVerifier.options(issuer: issuer, audiences: [audience], leeway: leeway, clock: clock)
+    }
+
+    public func handle(_ request: Request, context: Context,
+                       next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.access = try await verify(request: request, logger: context.logger)
+        return try await next(request, context)
+    }
+
+    /// The verified caller of `request`.
+    /// - Throws: ``BearerTokenError``.
+    func verify(request: Request, logger: Logger) async throws -> VerifiedAccess {
+        let token = try BearerCredentials.token(in: request.headers[values: .authorization])
+        do {
+            let verified = try await keys.verify(token, options: options)
+            // RFC 9068 tokens of this server always name their key; a token without one is not ours.
+            guard let keyID = verified.header.keyID, verified.keyID == keyID else {
+                throw TokenError(.invalidInput, "access token header has no kid")
+            }
+            let scopes = verified.claims["scope"]?.stringValue.map { $0.split(separator: " ").map(String.init) } ?? []
+            return VerifiedAccess(scopes: scopes, claims: try AccessTokenClaims(verified.claims),
+                                  claimSet: verified.claims, keyID: keyID)
+        } catch let error as TokenError where error.code == .providerUnavailable {
+            logger.warning("access token not checked: JWKS unavailable", metadata: ["code": "\(error.code.rawValue)"])
+            throw BearerTokenError.unavailable
+        } catch let error as TokenError {
+            logger.debug("access token refused", metadata: ["code": "\(error.code.rawValue)"])
+            throw BearerTokenError.invalidToken
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Identity
+import JOSE
+import Sessions
+
+/// Reads one JSON object of the config strictly: every member must be read by the time
+/// ``finish()`` runs, or the first unread one is reported as `PATH: unknown member`.
+struct ConfigObject {
+    let path: String
+    private let object: JSONObject
+    private var read: Set<String> = []
+
+    init(_ object: JSONObject, path: String) {
+        self.object = object
+        self.path = path
+    }
+
+    /// `PATH.name` (or `name` at the top level).
+    func path(_ name: String) -> String { path.isEmpty ? name : path + "." + name }
+
+    func error(_ name: String, _ message: String) -> TokenError {
+        TokenError(.invalidConfiguration, "\(path(name)): \(message)")
+    }
+
+    var memberNames: [String] { object.keys }
+
+    mutating func value(_ name: String) -> JSONValue? {
+        read.insert(name)
+        guard let v = object[name], v != .null else { return nil }
+        return v
+    }
+
+    mutating func string(_ name: String) throws -> String? {
+        guard let v = value(name) else { return nil }
+        guard let s = v.stringValue else { throw error(name, "must be a string, got \(v.typeName)") }
+        return s
+    }
+
+    mutating func requiredString(_ name: String) throws -> String {
+        guard let s = try string(name) else { throw error(name, "required member is missing") }
+        return s
+    }
+
+    mutating func bool(_ name: String) throws -> Bool? {
+        guard let v = value(name) else { return nil }
+        guard let b = v.boolValue else { throw error(name, "must be true or false, got \(v.typeName)") }
+        return b
+    }
+
+    mutating func int(_ name: String, range: ClosedRange<Int64>) throws -> Int64? {
+        guard let v = value(name) else { return nil }
+        guard let i = v.intValue, range.contains(i) else { throw error(name, "must be an integer in \(range.lowerBound)…\(range.upperBound)") }
+        return i
+    }
+
+    mutating func strings(_ name: String) throws -> [String]? {
+        guard let v = value(name) else { return nil }
+        if let s = v.stringValue { return [s] }
+        guard let a = v.arrayValue else { throw error(name, "must be an array of strings, got \(v.typeName)") }
+        return try a.map { e in
+            guard let s = e.stringValue else { throw error(name, "must be an array of strings, got an element of type \(e.typeName)") }
+            return s
+        }
+    }
+
+    mutating func object(_ name: String) throws -> ConfigObject? {
+        guard let v = value(name) else { return nil }
+        guard let o = v.objectValue else { throw error(name, "must be an object, got \(v.typeName)") }
+        return ConfigObject(o, path: path(name))
+    }
+
+    /// A duration: one number and one unit, `s`, `m`, `h` or `d` (`"30m"`); in seconds.
+    mutating func duration(_ name: String) throws -> Int64? {
+        guard let s = try string(name) else { return nil }
+        guard let d = Self.parseDuration(s) else { throw error(name, "must be a duration like \"30m\" (units s, m, h, d)") }
+        return d
+    }
+
+    /// A rate `N/DURATION` (`"300/5m"`).
+    mutating func rate(_ name: String) throws -> RateLimit? {
+        guard let s = try string(name) else { return nil }
+        guard let rate = try? RateLimit(parsing: s) else {
+            throw error(name, "must be a rate like \"300/5m\" (a count up to 100000, a slash, a duration up to 30d)")
+        }
+        return rate
+    }
+
+    /// Fails on the first member nobody read: a typo must not silently disable a check.
+    func finish() throws {
+        for name in object.keys where !read.contains(name) {
+            throw error(name, "unknown member")
+        }
+    }
+
+    static func parseDuration(_ s: String) -> Int64? {
+        guard let unit = s.last, s.count >= 2, s.count <= 12 else { return nil }
+        let digits = s.dropLast()
+        guard digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let n = Int64(digits), n > 0 else { return nil }
+        let scale: Int64
+        switch unit {
+        case "s": scale = 1
+        case "m": scale = 60
+        case "h": scale = 3600
+        case "d": scale = 86_400
+        default: return nil
+        }
+        let (value, overflow) = n.multipliedReportingOverflow(by: scale)
+        return overflow || value > 10 * 365 * 86_400 ? nil : value
+    }
+}
+
+/// Reads secrets and keys from files, as the CLI's `--secret-file` does: at most 64 KiB, one
+/// trailing newline dropped, never empty.
+enum SecretFile {
+    static func read(_ path: String, what: String) throws -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw TokenError(.invalidConfiguration, "\(what): cannot read \(path)")
+        }
+        defer { try? handle.close() }
+        var bytes = [UInt8]((try? handle.read(upToCount: 64 * 1024 + 1)) ?? Data())
+        guard bytes.count <= 64 * 1024 else { throw TokenError(.invalidConfiguration, "\(what): \(path) is larger than 64 KiB") }
+        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        guard !bytes.isEmpty else { throw TokenError(.invalidConfiguration, "\(what): \(path) is empty") }
+        return bytes
+    }
+
+    static func readText(_ path: String, what: String) throws -> String {
+        String(decoding: try read(path, what: what), as: UTF8.self)
+    }
+}

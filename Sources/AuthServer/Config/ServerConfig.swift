@@ -1,0 +1,144 @@
+public import Foundation
+import JOSE
+public import Sessions   // RateLimit
+
+/// The server's configuration file (SERVER.md, "The config file"), parsed strictly: unknown
+/// members are an error naming their JSON path, durations and rates are parsed, relative paths
+/// are resolved against the config file's folder.
+public struct ServerConfig: Sendable {
+    /// The issuer of access tokens and the base of every absolute URL the server hands out.
+    public var publicURL: String
+    /// A SQLite path or a `postgres://` URL.
+    public var store: String
+    /// The master key sealing signing keys; `nil` = beside a SQLite store (created on first start).
+    public var masterKeyFile: String?
+    public var limits: Limits
+    /// A header naming the client address (behind a proxy); `nil` = the socket's peer.
+    public var trustedProxyHeader: String?
+    /// Apps by id.
+    public var apps: [String: AppConfig]
+    public var providerURLs: ProviderURLs
+    /// OAuth clients (introspection, revocation) by id, with their secrets.
+    public var clients: [String: ClientConfig]
+    /// The folder relative paths were resolved against.
+    public var directory: String
+
+    /// Limits (SERVER.md `limits`).
+    public struct Limits: Sendable, Hashable {
+        public var loginPerAddress = RateLimit(count: 300, window: 300)
+        public var failedLoginPerAccount = RateLimit(count: 10, window: 900)
+        public var anonymousPerAddress = RateLimit(count: 30, window: 3600)
+        public var registerPerAddress = RateLimit(count: 30, window: 300)
+        public var mailPerAddress = RateLimit(count: 5, window: 3600)
+        public init() {}
+    }
+
+    /// Where the providers live (tests point them at a stand-in).
+    public struct ProviderURLs: Sendable, Hashable {
+        public var google = "https://oauth2.googleapis.com"
+        public var googleJWKS = "https://www.googleapis.com/oauth2/v3/certs"
+        public var apple = "https://appleid.apple.com"
+        public var facebookGraph = "https://graph.facebook.com"
+        public init() {}
+    }
+
+    /// An OAuth client of the introspection and revocation endpoints.
+    public struct ClientConfig: Sendable {
+        public var secret: [UInt8]
+    }
+
+    /// Reads and checks the config file at `path`, then applies the environment overrides
+    /// `TOKENTOOL_LISTEN` (returned), `TOKENTOOL_STORE` and `TOKENTOOL_MASTER_KEY_FILE`.
+    /// - Throws: `invalid_configuration` whose message starts with the file and the member's JSON path.
+    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServerConfig {
+        let url = URL(fileURLWithPath: path)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TokenError(.invalidConfiguration, "\(path): cannot read the config file")
+        }
+        guard data.count <= 1 << 20 else { throw TokenError(.invalidConfiguration, "\(path): larger than 1 MiB") }
+        do {
+            var config = try parse(String(decoding: data, as: UTF8.self), directory: url.deletingLastPathComponent().path)
+            if let store = environment["TOKENTOOL_STORE"], !store.isEmpty { config.store = config.resolve(store) }
+            if let key = environment["TOKENTOOL_MASTER_KEY_FILE"], !key.isEmpty { config.masterKeyFile = config.resolve(key) }
+            return config
+        } catch let e as TokenError {
+            throw TokenError(e.code == .invalidConfiguration ? e.code : .invalidConfiguration, "\(path): \(e.message)")
+        }
+    }
+
+    /// Parses config text; relative paths are resolved against `directory`.
+    public static func parse(_ text: String, directory: String) throws -> ServerConfig {
+        let value: JSONValue
+        do { value = try JSONValue(parsing: text, limits: JSONLimits(maxBytes: 1 << 20, maxDepth: 16, maxTopLevelMembers: 64)) } catch let e as TokenError {
+            throw TokenError(.invalidConfiguration, "not valid JSON: \(e.message)")
+        }
+        guard let object = value.objectValue else { throw TokenError(.invalidConfiguration, "the config must be a JSON object") }
+        var top = ConfigObject(object, path: "")
+        var config = ServerConfig(publicURL: "", store: "", masterKeyFile: nil, limits: Limits(), trustedProxyHeader: nil,
+                                  apps: [:], providerURLs: ProviderURLs(), clients: [:], directory: directory)
+        config.publicURL = try top.requiredString("public_url")
+        guard let u = URL(string: config.publicURL), ["http", "https"].contains(u.scheme ?? ""), u.host != nil, u.query == nil, u.fragment == nil else {
+            throw top.error("public_url", "must be an absolute http or https URL without query or fragment")
+        }
+        while config.publicURL.hasSuffix("/") { config.publicURL.removeLast() }
+        config.store = config.resolve(try top.string("store") ?? "tokentool.sqlite")
+        config.masterKeyFile = try top.string("master_key_file").map(config.resolve)
+        if var l = try top.object("limits") {
+            config.limits.loginPerAddress = try l.rate("login_per_address") ?? config.limits.loginPerAddress
+            config.limits.failedLoginPerAccount = try l.rate("failed_login_per_account") ?? config.limits.failedLoginPerAccount
+            config.limits.anonymousPerAddress = try l.rate("anonymous_per_address") ?? config.limits.anonymousPerAddress
+            config.limits.registerPerAddress = try l.rate("register_per_address") ?? config.limits.registerPerAddress
+            config.limits.mailPerAddress = try l.rate("mail_per_address") ?? config.limits.mailPerAddress
+            try l.finish()
+        }
+        config.trustedProxyHeader = try top.string("trusted_proxy_header")
+        if var p = try top.object("provider_urls") {
+            config.providerURLs.google = try p.url("google") ?? config.providerURLs.google
+            config.providerURLs.googleJWKS = try p.url("google_jwks") ?? config.providerURLs.googleJWKS
+            config.providerURLs.apple = try p.url("apple") ?? config.providerURLs.apple
+            config.providerURLs.facebookGraph = try p.url("facebook_graph") ?? config.providerURLs.facebookGraph
+            try p.finish()
+        }
+        if var c = try top.object("clients") {
+            for id in c.memberNames {
+                guard var client = try c.object(id) else { throw c.error(id, "must be an object") }
+                let file = config.resolve(try client.requiredString("secret_file"))
+                let secret = try SecretFile.read(file, what: client.path("secret_file"))
+                try client.finish()
+                config.clients[id] = ClientConfig(secret: secret)
+            }
+            try c.finish()
+        }
+        guard var apps = try top.object("apps") else { throw top.error("apps", "required member is missing") }
+        for id in apps.memberNames {
+            guard AppConfig.isValidID(id) else { throw apps.error(id, "an app id is 1…64 characters of A-Z a-z 0-9 - _ .") }
+            guard var app = try apps.object(id) else { throw apps.error(id, "must be an object") }
+            config.apps[id] = try AppConfig(id: id, &app, config: config)
+            try app.finish()
+        }
+        try apps.finish()
+        guard !config.apps.isEmpty else { throw top.error("apps", "at least one app is required") }
+        try top.finish()
+        return config
+    }
+
+    /// `path` when absolute (or a URL), else relative to the config's folder.
+    func resolve(_ path: String) -> String {
+        if path.hasPrefix("/") || path.hasPrefix("postgres://") || path.hasPrefix("postgresql://") || path.contains("://") { return path }
+        return URL(fileURLWithPath: directory).appendingPathComponent(path).path
+    }
+
+    /// `true` when ``store`` names a PostgreSQL database.
+    public var isPostgres: Bool { store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") }
+}
+
+extension ConfigObject {
+    mutating func url(_ name: String) throws -> String? {
+        guard var s = try string(name) else { return nil }
+        guard let u = URL(string: s), ["http", "https"].contains(u.scheme ?? ""), u.host != nil else {
+            throw error(name, "must be an absolute http or https URL")
+        }
+        while s.hasSuffix("/") { s.removeLast() }
+        return s
+    }
+}

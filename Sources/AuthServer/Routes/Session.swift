@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import JOSE
+import Sessions
+
+extension AuthServer {
+    /// Refresh and logout (`BASE/auth/session`, refresh bearer); a user's sessions (`BASE/auth/sessions`, access bearer).
+    func addSessionRoutes(to routes: RouteTable) {
+        routes.on(.post, RouteTable.base + "/auth/session", bearer: .refresh) { _, context in
+            let (session, app) = try self.bearer(context)
+            guard let token = session.refreshToken else { throw TokenError(.invalidSession, "this call needs a refresh token") }
+            do {
+                if app.config.refreshRotation {
+                    let pair = try await app.sessions.refresh(token)
+                    return JSONResponse.make(status: 201, .object(["access_token": .string(pair.accessToken), "refresh_token": .string(pair.refreshToken)]),
+                                             noStore: true)
+                }
+                let pair = try await app.sessions.refreshKeepingToken(token)
+                return JSONResponse.make(status: 201, .object(["access_token": .string(pair.accessToken)]), noStore: true)
+            } catch let e as TokenError where e.code.rejectsToken && e.code != .userDisabled {
+                throw TokenError(.invalidSession, "the refresh token was refused (\(e.code.rawValue))")
+            }
+        }
+        routes.on(.delete, RouteTable.base + "/auth/session", bearer: .refresh) { _, context in
+            let (session, app) = try self.bearer(context)
+            try await app.sessions.revokeFamily(id: session.sessionID, reason: "logout")
+            return JSONResponse.noContent()
+        }
+        routes.on(.get, RouteTable.base + "/auth/sessions", bearer: .access) { _, context in
+            let (session, app) = try self.bearer(context)
+            let now = Int64(Date().timeIntervalSince1970)
+            let live = try await app.sessions.sessions(of: session.userID).filter { $0.isLive(at: now) }
+            let list: [JSONValue] = live.map { f in
+                let device = f.device.flatMap { try? JSONValue(parsing: $0).objectValue } ?? JSONObject()
+                return .object([
+                    "id": .string(f.id), "device_id": device["deviceId"] ?? .null, "platform": device["platform"] ?? .null,
+                    "device_name": device["deviceName"] ?? .null, "created_at": .int(f.createdAt), "last_used_at": .int(f.lastUsedAt),
+                    "current": .bool(f.id == session.sessionID),
+                ])
+            }
+            return JSONResponse.make(status: 200, .array(list))
+        }
+        routes.on(.delete, RouteTable.base + "/auth/sessions/:id", bearer: .access) { _, context in
+            let (session, app) = try self.bearer(context)
+            let id = try context.parameters.require("id")
+            guard let family = try await app.sessions.family(id: id), family.userID == session.userID else {
+                throw TokenError(.notFound, "the user has no session with that id")
+            }
+            try await app.sessions.revokeFamily(id: id, reason: "user")
+            return JSONResponse.noContent()
+        }
+    }
+
+    /// The session the bearer step proved and its app.
+    func bearer(_ context: AuthRequestContext) throws -> (AuthenticatedSession, AppRuntime) {
+        guard let session = context.session else { throw TokenError(.invalidSession, "this call needs a bearer token") }
+        return (session, try app(session.app))
+    }
+}

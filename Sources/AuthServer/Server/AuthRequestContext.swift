@@ -1,0 +1,60 @@
+import Foundation
+public import Hummingbird
+import JOSE
+import Sessions
+import Synchronization
+
+/// What every handler of the server needs: the request id, the client's address, the app the
+/// path names, and the session the bearer token proved.
+public struct AuthRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// A random id for this request, in every log line about it and in a 500's body.
+    public let requestID: String
+    /// The peer's address (or the trusted proxy header's value, when configured).
+    public var clientAddress: String?
+    /// The app of the path's `{app}` or of the bearer token (shared with the logging step).
+    public var app: String? {
+        get { notes.app.withLock { $0 } }
+        nonmutating set { notes.app.withLock { $0 = newValue } }
+    }
+    let notes = RequestNotes()
+    /// The session the bearer token proved, once the authentication step ran.
+    public var session: AuthenticatedSession?
+
+    /// Request bodies are JSON of at most 64 KiB.
+    public var maxUploadSize: Int { 64 * 1024 }
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+        requestID = RequestID.make()
+        clientAddress = source.channel.remoteAddress?.ipAddress
+    }
+}
+
+/// A session proved by a bearer token.
+public struct AuthenticatedSession: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable { case access, refresh }
+    /// Which token proved it.
+    public var kind: Kind
+    public var app: String
+    public var userID: String
+    /// The session (refresh-token family) id.
+    public var sessionID: String
+    /// The refresh token when ``kind`` is `.refresh` (needed to refresh or log out); never logged.
+    var refreshToken: String?
+}
+
+/// What inner steps learn about a request that the outer logging step reports.
+final class RequestNotes: Sendable {
+    let app = Mutex<String?>(nil)
+    /// Seconds until a refused request may be retried (the `Retry-After` of a 429).
+    let retryAfter = Mutex<Int64?>(nil)
+}
+
+enum RequestID {
+    /// 16 hex digits of randomness.
+    static func make() -> String {
+        var g = SystemRandomNumberGenerator()
+        return String(format: "%016llx", g.next() as UInt64)
+    }
+}

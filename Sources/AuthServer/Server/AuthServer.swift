@@ -1,0 +1,170 @@
+import Foundation
+public import Hummingbird
+import Identity
+import JOSE
+public import Logging
+import NIOCore
+import Prometheus
+import ServiceLifecycle
+import SessionStorePostgres
+import SessionStoreSQLite
+public import Sessions
+
+/// The sign-in server of SERVER.md on Hummingbird: one store and key ring, one
+/// ``SessionManager`` per app, the App Services and OAuth routes.
+///
+/// ```swift
+/// let server = try await AuthServer.open(config: try ServerConfig.load(path: "server.json"))
+/// try await server.run(host: "127.0.0.1", port: 8080) { host, port in print("listening on http://\(host):\(port)") }
+/// ```
+/// An app may embed the routes in its own Hummingbird application with ``addRoutes(to:)``.
+public struct AuthServer: Sendable {
+    public let config: ServerConfig
+    public let store: any SessionStore
+    /// One session manager per app id: issuer = `public_url`, audience = client id = the app id.
+    public let apps: [String: AppRuntime]
+    /// The file of a master key this start created beside the SQLite store, if it did.
+    public let createdMasterKeyFile: String?
+    /// Each app's identity providers.
+    let providers: [String: LoginProviders]
+    /// Each app's `local-userpass` provider (apps without one are absent).
+    let accounts: [String: AppAccounts]
+    /// The HTTP client of the providers (and webhooks); shut down by ``close()``.
+    let transport: AsyncHTTPClientTransport
+    let metrics: ServerMetrics
+    let logger: Logger
+    /// Revocations and webhooks after a response, run by a service of the server's group.
+    let background: BackgroundQueue
+
+    /// An app with its session manager.
+    public struct AppRuntime: Sendable {
+        public let config: AppConfig
+        public let sessions: SessionManager
+    }
+
+    /// Opens the store (running its migrations), loads or creates the master key, makes the key
+    /// ring's first key when it has none.
+    /// - Throws: `invalid_configuration`, `store_unavailable`, `store_too_new`.
+    public static func open(config: ServerConfig, logger: Logger = Logger(label: "tokentool.serve") { StreamLogHandler.standardError(label: $0) }) async throws -> AuthServer {
+        let (masterKey, created) = try MasterKey.load(config: config)
+        let store: any SessionStore = config.isPostgres
+            ? try await PostgresSessionStore.open(url: config.store)
+            : try await SQLiteSessionStore.open(path: config.store)
+        let transport = AsyncHTTPClientTransport()
+        do {
+            var apps: [String: AppRuntime] = [:]
+            var providers: [String: LoginProviders] = [:]
+            var accounts: [String: AppAccounts] = [:]
+            let hasher = try PasswordHasher()   // one for the server: its bound holds across apps
+            for (id, app) in config.apps {
+                var s = SessionConfiguration(issuer: config.publicURL, audience: id, defaultClientID: id)
+                s.accessTokenLifetime = app.accessTokenTTL
+                s.refreshAbsoluteLifetime = app.refreshTokenTTL
+                s.refreshIdleLifetime = app.refreshTokenTTL
+                s.reuseGraceInterval = app.reuseGrace
+                s.masterKey = masterKey
+                try s.validate()
+                apps[id] = AppRuntime(config: app, sessions: SessionManager(store: store, configuration: s))
+                accounts[id] = try AppAccounts.make(app: app, sessions: apps[id]!.sessions, hasher: hasher, transport: transport)
+                do { providers[id] = try LoginProviders(app: app, config: config, transport: transport) } catch let e as TokenError {
+                    throw TokenError(.invalidConfiguration, "apps.\(id).providers: \(e.message)")
+                }
+            }
+            if let first = apps.values.first { _ = try await first.sessions.keyRing.activeKey() }
+            return AuthServer(config: config, store: store, apps: apps, createdMasterKeyFile: created, providers: providers,
+                              accounts: accounts, transport: transport, metrics: ServerMetrics(), logger: logger, background: BackgroundQueue(logger: logger))
+        } catch {
+            try? await store.close()
+            try? await transport.shutdown()
+            throw error
+        }
+    }
+
+    /// Closes the store and the providers' HTTP client.
+    public func close() async throws {
+        try? await transport.shutdown()
+        try await store.close()
+    }
+
+    /// Adds the middleware (errors, logs, metrics) and every route to `router`.
+    public func addRoutes(to router: Router<AuthRequestContext>) {
+        let known = KnownPaths()
+        router.add(middleware: RequestMiddleware(server: self, known: known))
+        addRoutes(to: RouteTable(router: router, known: known, server: self))
+    }
+
+    /// The HTTP application on `host:port` (port 0 = any free port); `onListening` gets the real port.
+    public func makeApplication(host: String, port: Int,
+                                onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) -> some ApplicationProtocol {
+        let router = Router(context: AuthRequestContext.self)
+        addRoutes(to: router)
+        return Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            services: backgroundServices(),
+            onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? port) },
+            logger: logger)
+    }
+
+    /// Background work, stopped with the server.
+    func backgroundServices() -> [any Service] {
+        guard let first = apps.values.first else { return [background] }
+        return [Sweeper(sessions: first.sessions, logger: logger), background]
+    }
+
+    /// Runs until SIGTERM or SIGINT (in-flight requests get up to 10 s), then closes the store.
+    public func run(host: String, port: Int, onListening: @escaping @Sendable (String, Int) async -> Void) async throws {
+        let app = makeApplication(host: host, port: port, onListening: onListening)
+        var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(10)  // in-flight requests get up to 10 s
+        let group = ServiceGroup(configuration: configuration)
+        do {
+            try await group.run()
+        } catch {
+            try? await close()
+            throw error
+        }
+        try await close()
+    }
+
+    /// The app the path's `{app}` names (noted for the log line), or `app_not_found`.
+    func pathApp(_ context: AuthRequestContext) throws -> AppRuntime {
+        let id = try context.parameters.require("app")
+        let app = try self.app(id)
+        context.app = id
+        return app
+    }
+
+    /// The app of `id`, or `app_not_found`.
+    func app(_ id: String) throws -> AppRuntime {
+        guard let app = apps[id] else { throw TokenError(.appNotFound, "no app has id \"\(id.prefix(64))\"") }
+        return app
+    }
+}
+
+/// The Prometheus registry of one server (its own, not the process-wide metrics system, so that
+/// several servers in one process count apart).
+struct ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    static var requests: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "tokentool", subsystem: "http", metricName: "requests", unitName: "total",
+                             helpText: "HTTP requests by route pattern and status")
+    }
+    static var duration: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "tokentool", subsystem: "http", metricName: "request_duration", unitName: "seconds",
+                             helpText: "HTTP request durations by route pattern")
+    }
+    static let buckets: [Duration] = [.milliseconds(5), .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(2)]
+
+    func record(route: String, status: Int, duration: Duration) {
+        registry.makeCounter(descriptor: Self.requests, labels: [("route", route), ("status", String(status))]).increment()
+        registry.makeDurationHistogram(descriptor: Self.duration, labels: [("route", route)], buckets: Self.buckets).record(duration)
+    }
+
+    /// The Prometheus text exposition.
+    func text() -> String {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Hummingbird
+import JOSE
+import NIOCore
+
+/// JSON responses, built the same way everywhere.
+enum JSONResponse {
+    static func make(status: Int, _ body: JSONValue, headers extra: HTTPFields = [:], noStore: Bool = false) -> Response {
+        var headers = extra
+        headers[.contentType] = "application/json"
+        if noStore { headers[.cacheControl] = "no-store" }
+        return Response(status: HTTPResponse.Status(code: status), headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
+    }
+
+    /// 200 with `body`.
+    static func ok(_ body: JSONObject, noStore: Bool = false) -> Response { make(status: 200, .object(body), noStore: noStore) }
+
+    static func noContent() -> Response { Response(status: .noContent) }
+}
+
+/// A request's JSON object body, read strictly: at most 64 KiB, duplicate names refused, and
+/// every refusal a 4xx naming the member.
+struct RequestJSON: Sendable {
+    let object: JSONObject
+
+    /// Reads and parses the body of `request`.
+    /// - Throws: `request_too_large` over the limit; `bad_request` for anything but a JSON object.
+    static func read(_ request: Request, context: AuthRequestContext) async throws -> RequestJSON {
+        var request = request
+        let buffer: ByteBuffer
+        do { buffer = try await request.collectBody(upTo: context.maxUploadSize) } catch is NIOTooManyBytesError {
+            throw TokenError(.requestTooLarge, "the request body is larger than \(context.maxUploadSize) bytes")
+        }
+        let text = String(decoding: buffer.readableBytesView, as: UTF8.self)
+        let value: JSONValue
+        do { value = try JSONValue(parsing: text, limits: JSONLimits(maxBytes: context.maxUploadSize, maxDepth: 16, maxTopLevelMembers: 64)) } catch let e as TokenError {
+            throw TokenError(.badRequest, "the request body is not acceptable JSON: \(e.message)")
+        }
+        guard let object = value.objectValue else { throw TokenError(.badRequest, "the request body must be a JSON object, got \(value.typeName)") }
+        return RequestJSON(object: object)
+    }
+
+    /// A required string member.
+    func string(_ name: String, maxBytes: Int = 16 * 1024) throws -> String {
+        guard let v = object[name], v != .null else { throw TokenError(.missingParameter, "the request body has no \"\(name)\"") }
+        guard let s = v.stringValue else { throw TokenError(.invalidParameter, "\"\(name)\" must be a string, got \(v.typeName)") }
+        guard !s.isEmpty, s.utf8.count <= maxBytes else { throw TokenError(.invalidParameter, "\"\(name)\" must be 1…\(maxBytes) bytes") }
+        return s
+    }
+
+    /// An optional string member.
+    func optionalString(_ name: String, maxBytes: Int = 16 * 1024) throws -> String? {
+        guard let v = object[name], v != .null else { return nil }
+        return try string(name, maxBytes: maxBytes)
+    }
+
+    /// An optional object member.
+    func optionalObject(_ name: String) throws -> RequestJSON? {
+        guard let v = object[name], v != .null else { return nil }
+        guard let o = v.objectValue else { throw TokenError(.invalidParameter, "\"\(name)\" must be an object, got \(v.typeName)") }
+        return RequestJSON(object: o)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import JOSE
+import Logging
+import Synchronization
+
+/// The one place errors become responses, and where every request is logged and counted.
+///
+/// Log lines carry the request id, app, route pattern, status and duration; never a header,
+/// body, token or secret.
+struct RequestMiddleware: RouterMiddleware {
+    typealias Context = AuthRequestContext
+    let server: AuthServer
+    let known: KnownPaths
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        var context = context
+        if let header = server.config.trustedProxyHeader?.lowercased(),
+           let value = request.headers.first(where: { $0.name.canonicalName == header })?.value {
+            context.clientAddress = String(value.split(separator: ",").first ?? "").trimmingCharacters(in: .whitespaces)
+        }
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            response = errorResponse(error, request: request, context: context)
+        }
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let route = context.endpointPath ?? "NotFound"
+        server.metrics.record(route: route, status: Int(response.status.code), duration: elapsed)
+        var line: Logger.Metadata = [
+            "request_id": .string(context.requestID), "method": .string(request.method.rawValue), "route": .string(route),
+            "status": .stringConvertible(response.status.code), "duration_ms": .string(String(format: "%.1f", seconds * 1000)),
+        ]
+        if let app = context.app { line["app"] = .string(app) }
+        server.logger.info("request", metadata: line)
+        return response
+    }
+
+    /// The response for any error: TokenError by its code, Hummingbird's own errors by status.
+    func errorResponse(_ error: any Error, request: Request, context: Context) -> Response {
+        var mapping: ErrorMapping
+        var message: String
+        switch error {
+        case let e as TokenError:
+            mapping = ErrorMapping.of(e.code)
+            message = e.message
+        case let e as any HTTPResponseError:
+            mapping = ErrorMapping.of(status: Int(e.status.code))
+            if mapping.status == 404, known.matchesAnotherMethod(request.uri.path) {
+                mapping = ErrorMapping.of(status: 405)
+            }
+            switch mapping.status {
+            case 404: message = "no route has this path"
+            case 405: message = "this path does not take \(request.method.rawValue)"
+            case 413: message = "the request body is larger than \(context.maxUploadSize) bytes"
+            default: message = (e as? HTTPError)?.body ?? "bad request"
+            }
+        default:
+            mapping = ErrorMapping.internalError
+            message = ""
+        }
+        if mapping.status >= 500, mapping.name == "InternalServerError" {
+            server.logger.error("internal error", metadata: ["request_id": .string(context.requestID), "error": .string(String(describing: type(of: error)))])
+            message = "internal server error (request id \(context.requestID))"
+        }
+        let body: JSONObject = [
+            "error": .string(message), "error_code": .string(mapping.name),
+            "link": .string(server.config.publicURL + "/errors#" + mapping.name),
+        ]
+        var headers = HTTPFields()
+        if mapping.status == 429, let after = context.notes.retryAfter.withLock({ $0 }) { headers[.retryAfter] = String(after) }
+        return JSONResponse.make(status: mapping.status, .object(body), headers: headers)
+    }
+}
+
+/// The path patterns routes were added with, so that a router miss on a known path is a 405.
+final class KnownPaths: Sendable {
+    private let patterns = Mutex<[[Substring]]>([])
+
+    func add(_ pattern: String) {
+        patterns.withLock { $0.append(pattern.split(separator: "/")) }
+    }
+
+    func matchesAnotherMethod(_ path: String) -> Bool {
+        let parts = path.split(separator: "/")
+        return patterns.withLock { all in
+            all.contains { p in p.count == parts.count && zip(p, parts).allSatisfy { $0.hasPrefix(":") || $0 == $1 } }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Sessions
+
+/// Background upkeep, stopped with the server: anonymous users idle for 90 days are removed,
+/// dead sessions purged. Runs at start and then every `interval`.
+struct Sweeper: Service {
+    let sessions: SessionManager
+    let logger: Logger
+    var interval: Duration = .seconds(3600)
+    /// How long an anonymous user may go unused.
+    static let anonymousIdle: Int64 = 90 * 86_400
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                let removed = try await sessions.removeIdleUsers(onlyProvider: "anon-user", idleSeconds: Self.anonymousIdle)
+                let purged = try await sessions.purge()
+                if removed > 0 || purged.families > 0 {
+                    logger.info("sweep", metadata: ["anonymous_users_removed": .stringConvertible(removed), "sessions_purged": .stringConvertible(purged.families)])
+                }
+            } catch {
+                logger.warning("sweep failed", metadata: ["error": .string(String(describing: type(of: error)))])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import PostgresNIO
+import Sessions
+
+/// Schema step 5: disabled users, sealed provider tokens, idle users, API keys.
+extension PostgresTransaction {
+    func setUserDisabled(id: String, at time: Int64?) async throws -> Bool {
+        try await !q("UPDATE users SET disabled_at = \(time) WHERE id = \(id) RETURNING id").isEmpty
+    }
+
+    func setSealedProviderToken(provider: String, subject: String, sealed: String?) async throws {
+        _ = try await q("UPDATE identities SET sealed_provider_token = \(sealed) WHERE provider = \(provider) AND issuer = '' AND subject = \(subject)")
+    }
+
+    func idleUsers(onlyProvider provider: String, before: Int64, limit: Int) async throws -> [String] {
+        try await q("""
+            SELECT u.id FROM users u
+            WHERE u.created_at < \(before)
+              AND EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.provider = \(provider))
+              AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.provider <> \(provider))
+              AND NOT EXISTS (SELECT 1 FROM families f WHERE f.user_id = u.id AND f.last_used_at >= \(before))
+            ORDER BY u.created_at LIMIT \(Int64(limit))
+            """).map { try $0.decode(String.self) }
+    }
+
+    func insertAPIKey(_ k: APIKeyRecord) async throws -> Bool {
+        try await !q("""
+            INSERT INTO api_keys (id, user_id, name, hash, disabled, created_at)
+            VALUES (\(k.id), \(k.userID), \(k.name), \(k.hash), \(k.disabled), \(k.createdAt))
+            ON CONFLICT (user_id, name) DO NOTHING RETURNING id
+            """).isEmpty
+    }
+
+    private static func apiKey(_ r: PostgresRow) throws -> APIKeyRecord {
+        let (id, userID, name, hash, disabled, created) = try r.decode((String, String, String, String, Bool, Int64).self)
+        return APIKeyRecord(id: id, userID: userID, name: name, hash: hash, disabled: disabled, createdAt: created)
+    }
+
+    func apiKeys(userID: String) async throws -> [APIKeyRecord] {
+        try await q("SELECT id, user_id, name, hash, disabled, created_at FROM api_keys WHERE user_id = \(userID) ORDER BY created_at, id")
+            .map(Self.apiKey)
+    }
+
+    func apiKey(hash: String) async throws -> APIKeyRecord? {
+        try await q("SELECT id, user_id, name, hash, disabled, created_at FROM api_keys WHERE hash = \(hash)").first.map(Self.apiKey)
+    }
+
+    func setAPIKeyDisabled(id: String, userID: String, disabled: Bool) async throws -> Bool {
+        try await !q("UPDATE api_keys SET disabled = \(disabled) WHERE id = \(id) AND user_id = \(userID) RETURNING id").isEmpty
+    }
+
+    func deleteAPIKey(id: String, userID: String) async throws -> Bool {
+        try await !q("DELETE FROM api_keys WHERE id = \(id) AND user_id = \(userID) RETURNING id").isEmpty
+    }
+}

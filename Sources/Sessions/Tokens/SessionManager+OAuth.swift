@@ -1,0 +1,54 @@
+import JOSE
+
+extension SessionManager {
+    /// Who asks for a revocation (RFC 7009 §2.1).
+    public enum RevokingClient: Sendable, Hashable {
+        /// A client the server authenticated (HTTP Basic of a configured client): it may end
+        /// any session.
+        case authenticated
+        /// A public client naming itself by `client_id` (an app id): it may end only the
+        /// sessions issued to it.
+        case publicClient(String)
+    }
+
+    /// RFC 7009 revocation of a refresh token or an access token: either ends its session.
+    ///
+    /// An unknown, malformed, expired or already revoked token is not an error (RFC 7009 §2.2):
+    /// the answer is `nil` and nothing changes.
+    /// - Parameters:
+    ///   - client: who asks; a public client may revoke only tokens issued to it.
+    ///   - audiences: the apps whose access tokens are recognised (default: this
+    ///     configuration's audience).
+    /// - Returns: the id of the session that was ended, or `nil` when there was nothing to end.
+    /// - Throws: `unauthorized_client` when a public client names a live token of another client
+    ///   (the token stays live); `store_unavailable`.
+    @discardableResult
+    public func revoke(_ token: String, by client: RevokingClient, audiences: Set<String> = [],
+                       reason: String = "revoked") async throws -> String? {
+        let now = configuration.now
+        let family: FamilyRecord?
+        if RefreshToken.looksLikeRefreshToken(token) {
+            let hash = RefreshToken.hash(token)
+            family = try await store.transaction { tx in
+                guard let t = try await tx.refreshToken(hash: hash) else { return nil }
+                return try await tx.family(id: t.familyID, forUpdate: false)
+            }
+        } else {
+            // The session check also makes sure the sid's session is the token's user's.
+            let claims: AccessTokenClaims
+            do {
+                claims = try await verifyAccessToken(token, audiences: audiences, checkSession: true)
+            } catch let e as TokenError where e.code.rejectsToken {
+                return nil  // not ours, expired, or its session already ended
+            }
+            guard let sid = claims.sessionID else { return nil }
+            family = try await store.transaction { tx in try await tx.family(id: sid, forUpdate: false) }
+        }
+        guard let family, family.isLive(at: now) else { return nil }
+        if case .publicClient(let id) = client, id != family.clientID {
+            throw TokenError(.unauthorizedClient, "the token was not issued to this client")
+        }
+        try await revokeFamily(id: family.id, reason: reason)
+        return family.id
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import JOSE
+import Testing
+@testable import Sessions
+
+/// The `tokentool serve` binary: the listening line, SIGTERM, exit 2 on a bad config, the master key.
+@Suite("tokentool serve", .serialized)
+struct ServeCommandTests {
+    func folder() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tokentool-servecmd-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test("prints the real port, serves, creates the master key 0600 beside a SQLite store, exits 0 on SIGTERM")
+    func listensAndStops() async throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #"{"public_url":"http://auth.test","apps":{"a1":{"providers":{"anon-user":{}}}}}"#
+            .write(toFile: dir + "/server.json", atomically: true, encoding: .utf8)
+        let serve = try ServeProcess(["--config", dir + "/server.json", "--listen", "127.0.0.1:0"], directory: dir)
+        let url = try #require(try await serve.listening(), "\(serve.stderr)")
+        #expect(url.hasPrefix("http://127.0.0.1:") && !url.hasSuffix(":0"))
+        let health = try await LiveServer.get(url + "/healthz")
+        #expect(health.status == 200 && health.body == #"{"status":"ok"}"#)
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: dir + "/master.key")[.posixPermissions] as? Int)
+        #expect(mode & 0o777 == 0o600)
+        #expect(serve.stderr.contains("created a master key in \(dir)/master.key"))
+        #expect(FileManager.default.fileExists(atPath: dir + "/tokentool.sqlite"))
+        #expect(try await serve.stop() == 0)
+    }
+
+    @Test("a bad config exits 2 before listening, naming the file and the member")
+    func badConfig() async throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/server.json"
+        try #"{"public_url":"http://a","apps":{"myapp":{"providers":{"oauth2-google":{"client_ids":["c"],"hosted_domian":"x"}}}}}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let serve = try ServeProcess(["--config", path, "--listen", "127.0.0.1:0"], directory: dir)
+        #expect(try await serve.exitStatus() == 2)
+        #expect(serve.stdout.isEmpty)
+        #expect(serve.stderr.contains("invalid_configuration: \(path): apps.myapp.providers.oauth2-google.hosted_domian: unknown member"))
+    }
+
+    @Test("PostgreSQL without master_key_file exits 2")
+    func postgresNeedsMasterKey() async throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #"{"public_url":"http://a","store":"postgres://nobody@127.0.0.1:1/x","apps":{"a":{}}}"#
+            .write(toFile: dir + "/server.json", atomically: true, encoding: .utf8)
+        let serve = try ServeProcess(["--config", dir + "/server.json"], directory: dir)
+        #expect(try await serve.exitStatus() == 2)
+        #expect(serve.stderr.contains("master_key_file"))
+    }
+}
+
+@Suite("tokentool user disable|enable")
+struct UserDisableCommandTests {
+    @Test("disable sets the user's disabled time in the store, enable clears it; an unknown user exits 1", arguments: StoreKind.available)
+    func disableEnable(kind: StoreKind) async throws {
+        try await Harness.withStore(kind) { t in
+            var config = SessionConfiguration(issuer: "https://auth.test", audience: "myapp")
+            config.masterKey = [UInt8](repeating: 7, count: 32)
+            let sessions = SessionManager(store: t.store, configuration: config)
+            let (user, _) = try await sessions.ensureUser(id: "alice")
+            #expect(user.disabledAt == nil)
+            var env = ProcessInfo.processInfo.environment
+            env["TOKENTOOL_STORE"] = nil
+            env["TOKENTOOL_MASTER_KEY_FILE"] = nil
+            let disabled = try await runProcess(ServeProcess.binary, ["user", "disable", "alice", "--store", t.location, "--json"], environment: env)
+            #expect(disabled.status == 0, "\(disabled.stderr)")
+            #expect(try JSONValue(parsing: disabled.stdout) == .object(["disabled": true, "user_id": "alice"]))
+            #expect(try await sessions.user(id: "alice")?.disabledAt != nil)
+            let enabled = try await runProcess(ServeProcess.binary, ["user", "enable", "alice", "--store", t.location], environment: env)
+            #expect(enabled.status == 0 && enabled.stdout == "enabled user alice\n")
+            #expect(try await sessions.user(id: "alice")?.disabledAt == nil)
+            let unknown = try await runProcess(ServeProcess.binary, ["user", "disable", "bob", "--store", t.location], environment: env)
+            #expect(unknown.status == 1 && unknown.stderr.contains("user_not_found"))
+        }
+    }
+}
+
+@Suite("scripts/demo-server.sh")
+struct DemoServerScriptTests {
+    @Test("starts the server, signs in, reads the profile, refreshes, logs out, stops it")
+    func demo() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let r = try await runProcess("/bin/bash", [root.path + "/scripts/demo-server.sh", ServeProcess.binary])
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        for expected in ["listening on http://127.0.0.1:", "\"deployment_model\":\"GLOBAL\"", "\"type\":\"normal\"", "\n201\n", "\n204\n",
+                         "\"error_code\":\"InvalidSession\"", "exit status 0"] {
+            #expect(r.stdout.contains(expected), "\(expected)")
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import AsyncHTTPClient
+import AuthServer
+import Foundation
+import JOSE
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import Testing
+
+/// A `tokentool serve` running in this process on 127.0.0.1:0 with a config in a temporary
+/// folder, on a fresh store of the given kind; always shut down and deleted afterwards.
+struct LiveServer: Sendable {
+    let baseURL: String
+    let server: AuthServer
+    let directory: String
+
+    /// An HTTP answer: status, headers and the body parsed as JSON when it is.
+    struct Answer: Sendable {
+        let status: Int
+        let headers: [(String, String)]
+        let body: String
+        var json: JSONValue? { try? JSONValue(parsing: body) }
+        var object: JSONObject { json?.objectValue ?? JSONObject() }
+        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+        /// `error_code` of an error body.
+        var errorCode: String? { object["error_code"]?.stringValue }
+        subscript(_ name: String) -> String? { object[name]?.stringValue }
+    }
+
+    /// Sends one request to this server. `body` is sent as given (JSON text or not).
+    func call(_ method: NIOHTTP1.HTTPMethod, _ path: String, body: String? = nil, bearer: String? = nil,
+              headers: [(String, String)] = []) async throws -> Answer {
+        try await Self.send(method, baseURL + path, body: body, bearer: bearer, headers: headers)
+    }
+
+    /// Sends one request to an absolute URL (servers in other processes too).
+    static func send(_ method: NIOHTTP1.HTTPMethod, _ url: String, body: String? = nil, bearer: String? = nil,
+                     headers: [(String, String)] = []) async throws -> Answer {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        if let body {
+            request.body = .bytes(ByteBuffer(string: body))
+            request.headers.add(name: "Content-Type", value: "application/json")
+        }
+        if let bearer { request.headers.add(name: "Authorization", value: "Bearer " + bearer) }
+        for (n, v) in headers { request.headers.add(name: n, value: v) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return Answer(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+                      body: String(buffer: bytes))
+    }
+
+    static let base = "/api/client/v2.0"
+
+    /// The default app's config: anonymous users, API keys, rotation off.
+    static let defaultApps = #"{ "myapp": { "providers": { "anon-user": {}, "api-key": {} } } }"#
+
+    /// Starts a server with `apps` (the config's `apps` JSON) and `extra` top-level members,
+    /// runs `body`, then stops it and removes its folder.
+    /// With `store`, the server opens that store (a SQLite path or a PostgreSQL URL) instead of a fresh one.
+    static func with<T>(_ kind: StoreKind, apps: String = defaultApps, extra: String = "", store given: String? = nil,
+                        files: [String: String] = [:], _ body: (LiveServer) async throws -> T) async throws -> T {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tokentool-serve-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for (name, content) in files { try content.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8) }
+        var store = "\"store\": \"sessions.sqlite\","
+        if kind == .postgres {
+            var url = given ?? ""
+            if given == nil { url = try await ThrowawayPostgres.shared.server().createDatabase() }
+            store = "\"store\": \"\(url)\", \"master_key_file\": \"master.key\","
+            try MasterKeyFixture.write(dir + "/master.key")
+        } else if let given {
+            store = "\"store\": \"\(given)\","
+        }
+        let text = #"{ "public_url": "http://auth.test", \#(store) \#(extra) "apps": \#(apps) }"#
+        try text.write(toFile: dir + "/server.json", atomically: true, encoding: .utf8)
+        let config = try ServerConfig.load(path: dir + "/server.json", environment: [:])
+        let logger = Logger(label: "test") { _ in SecretCheckingLogHandler() }
+        let server = try await AuthServer.open(config: config, logger: logger)
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        let app = server.makeApplication(host: "127.0.0.1", port: 0) { _, port in continuation.yield(port) }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
+        let running = Task { try await group.run() }
+        var port = 0
+        for await p in stream { port = p; break }
+        let live = LiveServer(baseURL: "http://127.0.0.1:\(port)", server: server, directory: dir)
+        do {
+            let result = try await body(live)
+            await group.triggerGracefulShutdown()
+            try await running.value
+            try await server.close()
+            return result
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = try? await running.value
+            try? await server.close()
+            throw error
+        }
+    }
+}
+
+enum MasterKeyFixture {
+    /// A fixed test master key in a 0600 file.
+    static func write(_ path: String) throws {
+        try String(repeating: "ab", count: 32).write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
+    }
+}
+
+/// A log handler that fails the test when a log line holds something secret-looking: a JWT,
+/// or a word of 40 or more token characters (a refresh token or API key is 43).
+struct SecretCheckingLogHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let all = self.metadata.merging(event.metadata ?? [:]) { $1 }
+        let text = "\(event.message) " + all.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        if text.contains("eyJ") { Issue.record("a log line holds a JWT: \(text.prefix(200))") }
+        let words = text.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        if words.contains(where: { $0.utf8.count >= 40 }) { Issue.record("a log line holds a long token-like word: \(text.prefix(200))") }
+    }
+}
+
+extension LiveServer {
+    static func get(_ url: String) async throws -> Answer { try await send(.GET, url) }
+    static func post(_ url: String, body: String?, bearer: String? = nil) async throws -> Answer {
+        try await send(.POST, url, body: body, bearer: bearer)
+    }
+}

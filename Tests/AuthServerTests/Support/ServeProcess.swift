@@ -1,0 +1,71 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// A `tokentool serve` process (the binary built beside the test bundle), its output in files.
+final class ServeProcess: @unchecked Sendable {
+    static let binary: String = {
+        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("tokentool").path
+    }()
+
+    let process = Process()
+    let stdoutPath: String
+    let stderrPath: String
+    private let exited = Mutex<Int32?>(nil)
+
+    /// Starts `tokentool serve ARGS` with output into `directory`.
+    init(_ arguments: [String], directory: String, environment: [String: String] = [:], name: String = "serve") throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.binary) else { throw HarnessError("\(Self.binary) is missing: build it first") }
+        stdoutPath = directory + "/\(name).out"
+        stderrPath = directory + "/\(name).err"
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["serve"] + arguments
+        var env = ProcessInfo.processInfo.environment
+        env["TOKENTOOL_STORE"] = nil
+        env["TOKENTOOL_MASTER_KEY_FILE"] = nil
+        env["TOKENTOOL_LISTEN"] = nil
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        process.standardInput = FileHandle.nullDevice
+        process.terminationHandler = { [weak self] p in self?.exited.withLock { $0 = p.terminationStatus } }
+        try process.run()
+    }
+
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// The URL of the `listening on` line, waiting up to `seconds`; `nil` when the process exited first.
+    func listening(within seconds: Double = 60) async throws -> String? {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if let line = stdout.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
+                return String(line.dropFirst("listening on ".count))
+            }
+            if exited.withLock({ $0 }) != nil { return nil }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw HarnessError("no `listening on` line within \(seconds) s; stderr: \(stderr)")
+    }
+
+    /// Waits for the exit status (up to `seconds`; then kills it and fails).
+    func exitStatus(within seconds: Double = 30) async throws -> Int32 {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if let status = exited.withLock({ $0 }) { return status }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        throw HarnessError("tokentool serve did not exit within \(seconds) s")
+    }
+
+    /// SIGTERM, then the exit status.
+    func stop() async throws -> Int32 {
+        if exited.withLock({ $0 }) == nil { kill(process.processIdentifier, SIGTERM) }
+        return try await exitStatus()
+    }
+}

@@ -1,0 +1,1 @@
+../../SessionsTests/Support/StoreHarness.swift

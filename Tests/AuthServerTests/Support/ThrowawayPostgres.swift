@@ -1,0 +1,1 @@
+../../SessionsTests/Support/ThrowawayPostgres.swift

@@ -1,0 +1,44 @@
+import Foundation
+import JOSE
+import Testing
+@_spi(Testing) import SessionStorePostgres
+@_spi(Testing) @testable import Sessions
+
+/// Store locations without secrets on command lines, and TLS by default (issue 11 item 7).
+@Suite struct StoreLocationTests {
+    @Test func postgresRequiresTLSExceptToLoopbackAndUnixSockets() throws {
+        #expect(try PostgresSessionStore.Location(url: "postgres://app@db.internal:5432/auth").sslMode == "require")
+        #expect(try PostgresSessionStore.Location(url: "postgres://app@10.0.0.5/auth").sslMode == "require")
+        #expect(try PostgresSessionStore.Location(url: "postgres://app@127.0.0.1:5432/auth").sslMode == "disable")
+        #expect(try PostgresSessionStore.Location(url: "postgres://app@127.1.2.3/auth").sslMode == "disable")
+        #expect(try PostgresSessionStore.Location(url: "postgres://app@localhost/auth").sslMode == "disable")
+        #expect(try PostgresSessionStore.Location(url: "postgres://app@[::1]:5432/auth").sslMode == "disable")
+        #expect(try PostgresSessionStore.Location(url: "postgres://app@db.internal/auth?host=/run/postgresql").sslMode == "disable")
+        // 127.example.com is not loopback.
+        #expect(try PostgresSessionStore.Location(url: "postgres://app@127.example.com/auth").sslMode == "require")
+        // An explicit sslmode is kept.
+        #expect(try PostgresSessionStore.Location(url: "postgres://app@db.internal/auth?sslmode=disable").sslMode == "disable")
+        #expect(try PostgresSessionStore.Location(url: "postgres://app@127.0.0.1/auth?sslmode=require").sslMode == "require")
+    }
+
+    @Test(arguments: StoreKind.available)
+    func storeFromAFile(kind: StoreKind) async throws {
+        try await Harness.withStore(kind) { t in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)").path
+            _ = FileManager.default.createFile(atPath: file, contents: Data((t.location + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let issue = try await CLITests.tokentool(["token", "issue", "--store-file", file, "--sub", "alice", "--json"])
+            #expect(issue.status == 0, "\(issue.stderr)")
+            let sessions = Conformance.manager(t.store, TestClock())
+            #expect(try await sessions.user(id: "alice") != nil)
+            // The refresh token from a file (@FILE), off the command line.
+            let rt = try #require(try issue.json["refresh_token"]?.stringValue)
+            let rtFile = file + ".rt"
+            _ = FileManager.default.createFile(atPath: rtFile, contents: Data((rt + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            defer { try? FileManager.default.removeItem(atPath: rtFile) }
+            let refresh = try await CLITests.tokentool(["token", "refresh", "--store-file", file, "--json", "@" + rtFile])
+            #expect(refresh.status == 0, "\(refresh.stderr)")
+            #expect(try refresh.json["refresh_token"]?.stringValue != rt)
+        }
+    }
+}

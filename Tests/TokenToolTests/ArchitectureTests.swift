@@ -1,0 +1,75 @@
+import CLIHarness
+import Foundation
+import Testing
+
+/// docs/architecture.md matches the code: each arrow of its module graph is an import that
+/// exists, each import of one of our modules is drawn, and C is called only from its rooms.
+@Suite struct ArchitectureTests {
+    /// Our modules and the C modules: the nodes the graph may draw.
+    static let nodes: Set<String> = ["JOSE", "Identity", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "tokentool",
+                                     "COpenSSL", "CJansson"]
+
+    /// `module → [imported module]` as drawn in the first ```text block after "## Modules".
+    static func drawnGraph() throws -> [String: Set<String>] {
+        let page = try String(contentsOf: CLI.packageRoot.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        guard let section = page.range(of: "## Modules"), let open = page.range(of: "```text\n", range: section.upperBound..<page.endIndex),
+              let close = page.range(of: "```", range: open.upperBound..<page.endIndex) else { return [:] }
+        var graph: [String: Set<String>] = [:]
+        for line in page[open.upperBound..<close.lowerBound].split(separator: "\n") {
+            let sides = line.components(separatedBy: "→")
+            guard sides.count == 2 else { continue }
+            let targets = sides[1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            graph[sides[0].trimmingCharacters(in: .whitespaces)] = Set(targets)
+        }
+        return graph
+    }
+
+    /// Every Swift file under `Sources/<module>`, with its path relative to the package root.
+    static func sources(_ module: String) throws -> [(path: String, text: String)] {
+        let root = CLI.packageRoot.appendingPathComponent("Sources/\(module)")
+        guard let walk = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        var out: [(String, String)] = []
+        for case let url as URL in walk where url.pathExtension == "swift" {
+            let relative = String(url.path.dropFirst(CLI.packageRoot.path.count + 1))
+            out.append((relative, try String(contentsOf: url, encoding: .utf8)))
+        }
+        return out
+    }
+
+    /// The module names a file imports (any access level or attribute before `import`).
+    static func imports(_ text: String) -> Set<String> {
+        var found: Set<String> = []
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ").filter { !$0.hasPrefix("@") }
+            guard let i = words.firstIndex(of: "import"), i + 1 < words.count,
+                  words[..<i].allSatisfy({ ["public", "internal", "package", "private", "fileprivate"].contains($0) }) else { continue }
+            found.insert(String(words[i + 1]))
+        }
+        return found
+    }
+
+    @Test func everyArrowIsARealImportAndEveryImportIsDrawn() throws {
+        let graph = try Self.drawnGraph()
+        #expect(Set(graph.keys) == Self.nodes.subtracting(["COpenSSL", "CJansson"]), "modules drawn: \(graph.keys.sorted())")
+        for (module, drawn) in graph {
+            let imported = try Self.sources(module).reduce(into: Set<String>()) { $0.formUnion(Self.imports($1.text)) }
+                .intersection(Self.nodes).subtracting([module])
+            #expect(drawn == imported, "\(module): drawn \(drawn.sorted()), imported \(imported.sorted())")
+        }
+    }
+
+    @Test func cIsCalledOnlyFromItsRooms() throws {
+        for module in Self.nodes.subtracting(["COpenSSL", "CJansson"]) {
+            for file in try Self.sources(module) {
+                let c = Self.imports(file.text)
+                if c.contains("COpenSSL") { #expect(file.path.contains("/OpenSSL/"), "\(file.path) imports COpenSSL") }
+                if c.contains("CJansson") { #expect(file.path.contains("/Jansson/"), "\(file.path) imports CJansson") }
+            }
+        }
+    }
+
+    @Test func theImportReaderCanFail() {
+        #expect(Self.imports("internal import COpenSSL\n@_spi(Testing) @testable import Sessions\nimport Foundation // x") == ["COpenSSL", "Sessions", "Foundation"])
+        #expect(Self.imports("// we import nothing\nlet important = 1").isEmpty)
+    }
+}
