@@ -1,9 +1,9 @@
-import Foundation
-import Hummingbird
-import Identity
-import JOSE
+public import Foundation
+public import Hummingbird
+public import Identity
+public import JOSE
 import Logging
-import Sessions
+public import Sessions
 
 /// A request context that can carry the caller a verified access token names.
 ///

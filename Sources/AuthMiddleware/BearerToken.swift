@@ -1,4 +1,4 @@
-import Hummingbird
+public import Hummingbird
 
 /// Why ``AccessTokenMiddleware`` refused a request, as RFC 6750 §3 words it.
 ///

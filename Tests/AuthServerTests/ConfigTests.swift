@@ -85,7 +85,7 @@ struct ConfigTests {
         let c = try ServerConfig.load(path: path, environment: ["TOKENTOOL_STORE": "two.sqlite", "TOKENTOOL_MASTER_KEY_FILE": "/k"])
         #expect(c.store == folder + "/two.sqlite" && c.masterKeyFile == "/k")
         try #"{"public_url":"http://a","apps":{"x":{"typo":1}}}"#.write(toFile: path, atomically: true, encoding: .utf8)
-        #expect(throws: TokenError(.init(rawValue: "invalid_configuration"), "")) { try ServerConfig.load(path: path, environment: [:]) }
+        #expect(throws: TokenError(TokenError.Code("invalid_configuration", .configuration), "")) { try ServerConfig.load(path: path, environment: [:]) }
         do { _ = try ServerConfig.load(path: path, environment: [:]) } catch let e as TokenError {
             #expect(e.message == "\(path): apps.x.typo: unknown member")
         }
