@@ -1,6 +1,7 @@
 import AuthServer
 import Foundation
 import JOSE
+import Sessions
 import Testing
 
 @Suite("Server config")

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import JOSE
 
 /// Hashes and verifies passwords with scrypt on threads of their own, a few at a time.

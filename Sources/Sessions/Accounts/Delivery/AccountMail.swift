@@ -1,5 +1,5 @@
 public import Foundation
-public import JOSE
+import JOSE
 
 /// One mail of the accounts flow: a confirmation link, a reset link, or a notice (someone tried
 /// to register a taken address; the password was reset). What the webhook receives as JSON and
