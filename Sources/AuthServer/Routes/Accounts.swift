@@ -25,21 +25,17 @@ extension AuthServer {
             try await accounts.manager.confirm(token: try body.string("token", maxBytes: 256), tokenID: try body.string("tokenId", maxBytes: 256))
             return JSONResponse.noContent()
         }
-        routes.on(.post, path + "/confirm/send") { request, context in
-            let accounts = try self.userpass(context)
-            let email = try await RequestJSON.read(request, context: context).string("email", maxBytes: 1024)
-            if let token = try await accounts.manager.issueConfirmation(email: email) {
-                try await self.queueMail(.link(token, app: accounts.appID, publicURL: self.config.publicURL), accounts: accounts)
+        // `confirm/send` and `reset/send`: 204 whether or not a token was made (unknown address,
+        // already confirmed); only the mail differs, and it goes out afterwards.
+        for (route, purpose) in [("/confirm/send", AccountTokenRecord.Purpose.confirm), ("/reset/send", .reset)] {
+            routes.on(.post, path + route) { request, context in
+                let accounts = try self.userpass(context)
+                let email = try await RequestJSON.read(request, context: context).string("email", maxBytes: 1024)
+                let token = purpose == .confirm ? try await accounts.manager.issueConfirmation(email: email)
+                                                : try await accounts.manager.issueReset(email: email)
+                if let token { try await self.queueMail(.link(token, app: accounts.appID, publicURL: self.config.publicURL), accounts: accounts) }
+                return JSONResponse.noContent()
             }
-            return JSONResponse.noContent()
-        }
-        routes.on(.post, path + "/reset/send") { request, context in
-            let accounts = try self.userpass(context)
-            let email = try await RequestJSON.read(request, context: context).string("email", maxBytes: 1024)
-            if let token = try await accounts.manager.issueReset(email: email) {
-                try await self.queueMail(.link(token, app: accounts.appID, publicURL: self.config.publicURL), accounts: accounts)
-            }
-            return JSONResponse.noContent()
         }
         routes.on(.post, path + "/reset") { request, context in
             let accounts = try self.userpass(context)
