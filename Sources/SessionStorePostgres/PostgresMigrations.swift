@@ -94,5 +94,40 @@ enum PostgresMigrations {
                 UNIQUE (user_id, name))
             """,
         ]),
+        accounts,
     ]
+}
+
+extension PostgresMigrations {
+    /// Step 6: email/password accounts, their confirmation and reset tokens, throttle events.
+    static let accounts = SchemaMigration(version: 6, name: "add_accounts", statements: [
+        """
+        CREATE TABLE accounts (
+            user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+            email TEXT NOT NULL,
+            email_key TEXT NOT NULL UNIQUE,
+            password_hash TEXT NOT NULL,
+            confirmed_at BIGINT,
+            created_at BIGINT NOT NULL)
+        """,
+        """
+        CREATE TABLE account_tokens (
+            hash TEXT PRIMARY KEY,
+            token_id TEXT NOT NULL,
+            user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            purpose TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            used_at BIGINT)
+        """,
+        "CREATE INDEX account_tokens_user ON account_tokens(user_id)",
+        """
+        CREATE TABLE throttle_events (
+            key TEXT NOT NULL,
+            at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL)
+        """,
+        "CREATE INDEX throttle_events_key ON throttle_events(key, at)",
+        "CREATE INDEX throttle_events_expiry ON throttle_events(expires_at)",
+    ])
 }

@@ -110,5 +110,40 @@ enum SQLiteMigrations {
                 UNIQUE (user_id, name))
             """,
         ]),
+        accounts,
     ]
+}
+
+extension SQLiteMigrations {
+    /// Step 6: email/password accounts, their confirmation and reset tokens, throttle events.
+    static let accounts = SchemaMigration(version: 6, name: "add_accounts", statements: [
+        """
+        CREATE TABLE accounts (
+            user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+            email TEXT NOT NULL,
+            email_key TEXT NOT NULL UNIQUE,
+            password_hash TEXT NOT NULL,
+            confirmed_at INTEGER,
+            created_at INTEGER NOT NULL)
+        """,
+        """
+        CREATE TABLE account_tokens (
+            hash TEXT PRIMARY KEY,
+            token_id TEXT NOT NULL,
+            user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            purpose TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            used_at INTEGER)
+        """,
+        "CREATE INDEX account_tokens_user ON account_tokens(user_id)",
+        """
+        CREATE TABLE throttle_events (
+            key TEXT NOT NULL,
+            at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL)
+        """,
+        "CREATE INDEX throttle_events_key ON throttle_events(key, at)",
+        "CREATE INDEX throttle_events_expiry ON throttle_events(expires_at)",
+    ])
 }

@@ -32,12 +32,12 @@ extension TokenError.Code {
     /// The API key of a login is unknown, disabled or deleted.
     public static let invalidAPIKey = TokenError.Code("invalid_api_key", .rejected)
 
-    /// Every code the Sessions module and its stores mint (their configuration errors are
-    /// Identity's `invalid_configuration`).
+    /// Every code the Sessions module and its stores mint, the accounts policy's included
+    /// (their configuration errors are Identity's `invalid_configuration`).
     public static let sessionsCodes: [TokenError.Code] = [
         .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken,
         .sessionRevoked, .identityInUse, .userNotFound, .storeUnavailable, .storeTooNew,
         .unauthorizedClient, .userDisabled, .apiKeyNotFound, .apiKeyExists, .invalidAPIKey,
-    ]
+    ] + accountsCodes
 }
 

@@ -2,6 +2,7 @@ import AuthServer
 import Foundation
 import Identity
 import JOSE
+import Sessions
 import Testing
 
 @Suite("Server config")

@@ -1,6 +1,7 @@
 import Foundation
 import Identity
 import JOSE
+import Sessions
 
 /// Reads one JSON object of the config strictly: every member must be read by the time
 /// ``finish()`` runs, or the first unread one is reported as `PATH: unknown member`.
@@ -78,11 +79,10 @@ struct ConfigObject {
     /// A rate `N/DURATION` (`"300/5m"`).
     mutating func rate(_ name: String) throws -> RateLimit? {
         guard let s = try string(name) else { return nil }
-        let parts = s.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let n = Int(parts[0]), n > 0, n <= 1_000_000, let d = Self.parseDuration(String(parts[1])) else {
-            throw error(name, "must be a rate like \"300/5m\" (a count, a slash, a duration)")
+        guard let rate = try? RateLimit(parsing: s) else {
+            throw error(name, "must be a rate like \"300/5m\" (a count up to 100000, a slash, a duration up to 30d)")
         }
-        return RateLimit(count: n, window: d)
+        return rate
     }
 
     /// Fails on the first member nobody read: a typo must not silently disable a check.

@@ -1,15 +1,6 @@
 public import Foundation
 import JOSE
-
-/// `N` events in any `window` seconds.
-public struct RateLimit: Sendable, Hashable {
-    public var count: Int
-    public var window: Int64
-    public init(count: Int, window: Int64) {
-        self.count = count
-        self.window = window
-    }
-}
+public import Sessions   // RateLimit
 
 /// The server's configuration file (SERVER.md, "The config file"), parsed strictly: unknown
 /// members are an error naming their JSON path, durations and rates are parsed, relative paths

@@ -23,14 +23,12 @@ extension TokenError.Code {
     public static let methodNotAllowed = TokenError.Code("method_not_allowed", .rejected)
     /// The request body is over 64 KiB (413 `RequestTooLarge`).
     public static let requestTooLarge = TokenError.Code("request_too_large", .rejected)
-    /// A limit was reached (429 `TooManyRequests`).
-    public static let tooManyRequests = TokenError.Code("too_many_requests", .rejected)
 
     /// Every code the AuthServer module mints.
     public static let authServerCodes: [TokenError.Code] = [
         .badRequest, .missingParameter, .invalidParameter, .invalidSession, .authFailed, .appNotFound,
-        .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge, .tooManyRequests,
-    ]
+        .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge,
+    ]  // `too_many_requests` is the Sessions module's (its throttle and password hasher mint it)
 }
 
 /// How an error is answered on the App Services routes: the status, the `error_code` name.
@@ -44,10 +42,12 @@ struct ErrorMapping: Sendable, Hashable {
         func put(_ codes: [TokenError.Code], _ status: Int, _ name: String) { for c in codes { t[c.rawValue] = ErrorMapping(status: status, name: name) } }
         put([.badRequest, .malformed], 400, "BadRequest")
         put([.missingParameter], 400, "MissingParameter")
-        put([.invalidParameter, .invalidInput], 400, "InvalidParameter")
+        put([.invalidParameter, .invalidInput, .invalidEmail], 400, "InvalidParameter")
+        put([.invalidPassword], 400, "InvalidPassword")
+        put([.userpassTokenInvalid], 400, "UserpassTokenInvalid")
         put([.invalidSession, .sessionRevoked, .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken],
             401, "InvalidSession")
-        put([.authFailed], 401, "AuthError")
+        put([.authFailed, .loginFailed, .emailNotConfirmed], 401, "AuthError")
         put([.userDisabled], 403, "UserDisabled")
         put([.appNotFound], 404, "AppNotFound")
         put([.providerNotFound], 404, "AuthProviderNotFound")

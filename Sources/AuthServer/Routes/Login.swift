@@ -13,7 +13,13 @@ extension AuthServer {
             }
             let body = try await RequestJSON.read(request, context: context)
             let device = try Device(body)
-            let credential = try await providers.credential(provider, body: body, sessions: app.sessions)
+            try await self.throttle("login_addr:" + (context.clientAddress ?? ""), self.config.limits.loginPerAddress, context)
+            if provider == "anon-user" {
+                try await self.throttle("anon_addr:" + (context.clientAddress ?? ""), self.config.limits.anonymousPerAddress, context)
+            }
+            let credential: LoginProviders.Credential = provider == "local-userpass"
+                ? .user(try await self.userpassLogin(body, context))
+                : try await providers.credential(provider, body: body, sessions: app.sessions)
 
             if request.uri.queryParameters.get("link") == "true" {
                 guard let session = context.session else { throw TokenError(.invalidSession, "linking needs an access token") }

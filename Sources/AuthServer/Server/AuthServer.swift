@@ -27,6 +27,8 @@ public struct AuthServer: Sendable {
     public let createdMasterKeyFile: String?
     /// Each app's identity providers.
     let providers: [String: LoginProviders]
+    /// Each app's `local-userpass` provider (apps without one are absent).
+    let accounts: [String: AppAccounts]
     /// The HTTP client of the providers (and webhooks); shut down by ``close()``.
     let transport: AsyncHTTPClientTransport
     let metrics: ServerMetrics
@@ -52,6 +54,8 @@ public struct AuthServer: Sendable {
         do {
             var apps: [String: AppRuntime] = [:]
             var providers: [String: LoginProviders] = [:]
+            var accounts: [String: AppAccounts] = [:]
+            let hasher = try PasswordHasher()   // one for the server: its bound holds across apps
             for (id, app) in config.apps {
                 var s = SessionConfiguration(issuer: config.publicURL, audience: id, defaultClientID: id)
                 s.accessTokenLifetime = app.accessTokenTTL
@@ -61,13 +65,14 @@ public struct AuthServer: Sendable {
                 s.masterKey = masterKey
                 try s.validate()
                 apps[id] = AppRuntime(config: app, sessions: SessionManager(store: store, configuration: s))
+                accounts[id] = try AppAccounts.make(app: app, sessions: apps[id]!.sessions, hasher: hasher, transport: transport)
                 do { providers[id] = try LoginProviders(app: app, config: config, transport: transport) } catch let e as TokenError {
                     throw TokenError(.invalidConfiguration, "apps.\(id).providers: \(e.message)")
                 }
             }
             if let first = apps.values.first { _ = try await first.sessions.keyRing.activeKey() }
             return AuthServer(config: config, store: store, apps: apps, createdMasterKeyFile: created, providers: providers,
-                              transport: transport, metrics: ServerMetrics(), logger: logger, background: BackgroundQueue(logger: logger))
+                              accounts: accounts, transport: transport, metrics: ServerMetrics(), logger: logger, background: BackgroundQueue(logger: logger))
         } catch {
             try? await store.close()
             try? await transport.shutdown()

@@ -70,7 +70,9 @@ struct RequestMiddleware: RouterMiddleware {
             "error": .string(message), "error_code": .string(mapping.name),
             "link": .string(server.config.publicURL + "/errors#" + mapping.name),
         ]
-        return JSONResponse.make(status: mapping.status, .object(body))
+        var headers = HTTPFields()
+        if mapping.status == 429, let after = context.notes.retryAfter.withLock({ $0 }) { headers[.retryAfter] = String(after) }
+        return JSONResponse.make(status: mapping.status, .object(body), headers: headers)
     }
 }
 

@@ -42,5 +42,6 @@ extension AuthServer {
         addProfileRoutes(to: routes)
         addAPIKeyRoutes(to: routes)
         addOAuthRoutes(to: routes)
+        addAccountRoutes(to: routes)
     }
 }

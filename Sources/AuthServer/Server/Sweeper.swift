@@ -4,7 +4,7 @@ import ServiceLifecycle
 import Sessions
 
 /// Background upkeep, stopped with the server: anonymous users idle for 90 days are removed,
-/// dead sessions purged. Runs at start and then every `interval`.
+/// dead sessions, spent throttle events and account tokens purged. Runs at start and then every `interval`.
 struct Sweeper: Service {
     let sessions: SessionManager
     let logger: Logger
@@ -17,8 +17,11 @@ struct Sweeper: Service {
             do {
                 let removed = try await sessions.removeIdleUsers(onlyProvider: "anon-user", idleSeconds: Self.anonymousIdle)
                 let purged = try await sessions.purge()
-                if removed > 0 || purged.families > 0 {
-                    logger.info("sweep", metadata: ["anonymous_users_removed": .stringConvertible(removed), "sessions_purged": .stringConvertible(purged.families)])
+                // Throttle events past their window; used or expired confirmation and reset tokens.
+                let throttled = try await Throttle(store: sessions.store, clock: sessions.configuration.clock).purge()
+                if removed > 0 || purged.families > 0 || throttled > 0 {
+                    logger.info("sweep", metadata: ["anonymous_users_removed": .stringConvertible(removed), "sessions_purged": .stringConvertible(purged.families),
+                                                    "account_rows_purged": .stringConvertible(throttled)])
                 }
             } catch {
                 logger.warning("sweep failed", metadata: ["error": .string(String(describing: type(of: error)))])

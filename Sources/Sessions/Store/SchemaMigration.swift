@@ -27,6 +27,7 @@ public enum SessionSchema {
         "add_family_idle_expiry",   // 3: families.idle_expires_at (back-filled), indexes
         "add_identity_issuer_and_key_revocation",  // 4: identities keyed by (provider, issuer, subject); signing_keys.access_token_lifetime, revoked_at
         "add_server_tables",        // 5: users.disabled_at, families.device, identities.sealed_provider_token, api_keys
+        "add_accounts",             // 6: accounts, account_tokens, throttle_events
     ]
 
     /// The newest schema version this code knows.

@@ -94,6 +94,33 @@ public protocol SessionStoreTransaction: Sendable {
     func setAPIKeyDisabled(id: String, userID: String, disabled: Bool) async throws -> Bool
     /// - Returns: `false` when the user has no key with that id.
     func deleteAPIKey(id: String, userID: String) async throws -> Bool
+
+    // MARK: email/password accounts and throttling
+    /// Inserts an account unless one with the same ``AccountRecord/emailKey`` exists.
+    /// - Returns: `false` when the email is taken.
+    func insertAccount(_ account: AccountRecord) async throws -> Bool
+    func account(emailKey: String) async throws -> AccountRecord?
+    func account(userID: String) async throws -> AccountRecord?
+    /// Replaces the password hash; with `expected`, only if the stored hash is still that one.
+    /// - Returns: `true` when a row changed.
+    func updatePasswordHash(userID: String, hash: String, expected: String?) async throws -> Bool
+    /// Sets `confirmed_at` unless already set. - Returns: `true` when this call confirmed it.
+    func confirmAccount(userID: String, at time: Int64) async throws -> Bool
+    func insertAccountToken(_ token: AccountTokenRecord) async throws
+    func accountToken(hash: String) async throws -> AccountTokenRecord?
+    /// Marks the token used: `UPDATE … SET used_at = at WHERE hash = $hash AND token_id = $id
+    /// AND purpose = $purpose AND used_at IS NULL AND expires_at > at`.
+    /// - Returns: the token's row, for the single caller whose update changed it.
+    func spendAccountToken(hash: String, tokenID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> AccountTokenRecord?
+    /// Serialises every counting on `key` until the transaction ends (a row or advisory lock
+    /// where the store has them; SQLite's transactions are serial already).
+    func lockThrottleKey(_ key: String) async throws
+    /// The number of events of `key` at or after `since`, and the oldest of them.
+    func throttleEvents(key: String, since: Int64) async throws -> (count: Int, oldest: Int64?)
+    func insertThrottleEvent(key: String, at time: Int64, expiresAt: Int64) async throws
+    /// Deletes throttle events past their window, account tokens used or expired before `now`.
+    /// - Returns: the number of rows removed.
+    func purgeAccounts(now: Int64) async throws -> Int
 }
 
 extension SessionStoreTransaction {

@@ -1,0 +1,69 @@
+import Foundation
+import Hummingbird
+import JOSE
+import NIOCore
+import Sessions
+
+extension AuthServer {
+    /// The pages the mailed links open: `GET /app/{app}/confirm` confirms on load;
+    /// `GET /app/{app}/reset` shows the form, which posts to the same path (from any origin,
+    /// `Origin: null` included: the single-use token in the form is the CSRF defence).
+    func addAccountPageRoutes(to routes: RouteTable) {
+        routes.on(.get, "/app/:app/confirm") { request, context in
+            let accounts = try self.userpass(context)
+            let (token, tokenID) = Self.tokenPair(request.uri.queryParameters.get("token"), request.uri.queryParameters.get("tokenId"))
+            do {
+                try await accounts.manager.confirm(token: token, tokenID: tokenID)
+                return Self.page(.confirmed, app: accounts.appID)
+            } catch let e as TokenError where e.code == .userpassTokenInvalid {
+                let problem = try await accounts.manager.linkProblem(token: token, tokenID: tokenID, purpose: .confirm)
+                return Self.page(.linkProblem(problem, purpose: .confirm), app: accounts.appID, status: .badRequest)
+            }
+        }
+        routes.on(.get, "/app/:app/reset") { request, context in
+            let accounts = try self.userpass(context)
+            let (token, tokenID) = Self.tokenPair(request.uri.queryParameters.get("token"), request.uri.queryParameters.get("tokenId"))
+            return Self.page(.resetForm(token: token, tokenID: tokenID, error: nil), app: accounts.appID)
+        }
+        routes.on(.post, "/app/:app/reset") { request, context in
+            let accounts = try self.userpass(context)
+            let form = Self.form(try await request.body.collect(upTo: context.maxUploadSize))
+            let (token, tokenID) = Self.tokenPair(form["token"], form["tokenId"])
+            let password = form["password"] ?? "", repeated = form["confirm"] ?? ""
+            if let error = AccountPages.formError(password: password, repeated: repeated, minLength: accounts.manager.policy.minPasswordLength) {
+                return Self.page(.resetForm(token: token, tokenID: tokenID, error: error), app: accounts.appID, status: .badRequest)
+            }
+            do {
+                let account = try await accounts.manager.resetPassword(token: token, tokenID: tokenID, newPassword: password)
+                try await self.queueMail(.notice("reset", app: accounts.appID, email: account.email), accounts: accounts)
+                return Self.page(.resetDone, app: accounts.appID)
+            } catch let e as TokenError where e.code == .userpassTokenInvalid {
+                let problem = try await accounts.manager.linkProblem(token: token, tokenID: tokenID, purpose: .reset)
+                return Self.page(.linkProblem(problem, purpose: .reset), app: accounts.appID, status: .badRequest)
+            }
+        }
+    }
+
+    static func tokenPair(_ token: String?, _ tokenID: String?) -> (String, String) {
+        (String((token ?? "").prefix(256)), String((tokenID ?? "").prefix(256)))
+    }
+
+    static func page(_ page: AccountPages.Page, app: String, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        for (name, value) in AccountPages.headers { if let n = HTTPFields.Element.Name(name) { headers[n] = value } }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: AccountPages.render(page, app: app))))
+    }
+
+    /// An `application/x-www-form-urlencoded` body (WHATWG URL §5.1): `+` is a space; a name or
+    /// value that is not valid percent-encoding is empty.
+    static func form(_ buffer: ByteBuffer) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in String(buffer: buffer).split(separator: "&").prefix(16) {
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ s: Substring) -> String { s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            let name = decode(kv[0])
+            if fields[name] == nil { fields[name] = kv.count == 2 ? decode(kv[1]) : "" }
+        }
+        return fields
+    }
+}

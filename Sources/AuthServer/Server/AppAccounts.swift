@@ -1,0 +1,56 @@
+import Foundation
+import Identity
+import JOSE
+import Sessions
+
+/// One app's `local-userpass` provider: its account policy, its mail delivery, and the limits.
+struct AppAccounts: Sendable {
+    let appID: String
+    let manager: AccountManager
+    let delivery: MailDelivery?
+
+    /// The provider of `app`, or `nil` when the app has none. `hasher` is the server's one
+    /// hasher: its bound on concurrent scrypt calls holds across every app.
+    static func make(app: AppConfig, sessions: SessionManager, hasher: PasswordHasher, transport: any HTTPTransport) throws -> AppAccounts? {
+        guard case .localUserpass(let l)? = app.providers["local-userpass"] else { return nil }
+        var policy = AccountPolicy(minPasswordLength: Int(l.minPasswordLength), autoConfirm: l.autoConfirm)
+        policy.hashParameters = hasher.parameters
+        let delivery: MailDelivery? = if let url = l.webhook, let secret = l.webhookSecret {
+            MailDelivery(method: .webhook(url: url, secret: secret), transport: transport)
+        } else if let argv = l.command {
+            MailDelivery(method: .command(argv), transport: transport)
+        } else {
+            nil
+        }
+        return AppAccounts(appID: app.id, manager: try AccountManager(sessions: sessions, policy: policy, hasher: hasher), delivery: delivery)
+    }
+}
+
+extension AuthServer {
+    /// Counts one event on `key` under `limit`, or refuses the request with 429 and `Retry-After`.
+    func throttle(_ key: String, _ limit: RateLimit, _ context: AuthRequestContext) async throws {
+        if case .refused(let after) = try await Throttle(store: store).hit(key, limit: limit) {
+            context.notes.retryAfter.withLock { $0 = after }
+            throw TokenError(.tooManyRequests, "too many requests; try again in \(after) s")
+        }
+    }
+
+    /// Queues `mail` unless the recipient's `mail_per_address` limit is reached (then it is
+    /// dropped, silently: the answer must not change). Never delays the answer.
+    func queueMail(_ mail: AccountMail, accounts: AppAccounts) async throws {
+        guard let delivery = accounts.delivery else { return }
+        let key = "mail:" + PasswordRule.emailKey(mail.email)
+        guard case .allowed = try await Throttle(store: store).hit(key, limit: config.limits.mailPerAddress) else {
+            logger.warning("mail dropped: mail_per_address limit", metadata: ["app": .string(accounts.appID), "kind": .string(mail.kind.rawValue)])
+            return
+        }
+        background.add("mail \(mail.kind.rawValue)", app: accounts.appID) { await delivery.send(mail) }
+    }
+
+    /// The app's accounts, or `provider_not_found` when it has no `local-userpass` provider.
+    func userpass(_ context: AuthRequestContext) throws -> AppAccounts {
+        let app = try pathApp(context)
+        guard let accounts = accounts[app.config.id] else { throw TokenError(.providerNotFound, "the app has no local-userpass provider") }
+        return accounts
+    }
+}

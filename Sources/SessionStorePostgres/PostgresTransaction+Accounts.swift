@@ -1,0 +1,98 @@
+import PostgresNIO
+import Sessions
+
+/// Accounts, their tokens and throttle events in PostgreSQL.
+extension PostgresTransaction {
+    private func run(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await PostgresSessionStore.run(connection, query, location: location, logger: logger)
+    }
+
+    private static func account(_ r: PostgresRow) throws -> AccountRecord {
+        let (userID, email, key, hash, confirmed, created) = try r.decode((String, String, String, String, Int64?, Int64).self)
+        return AccountRecord(userID: userID, email: email, emailKey: key, passwordHash: hash, confirmedAt: confirmed, createdAt: created)
+    }
+
+    func insertAccount(_ a: AccountRecord) async throws -> Bool {
+        try await !run("""
+            INSERT INTO accounts (user_id, email, email_key, password_hash, confirmed_at, created_at)
+            VALUES (\(a.userID), \(a.email), \(a.emailKey), \(a.passwordHash), \(a.confirmedAt), \(a.createdAt))
+            ON CONFLICT DO NOTHING RETURNING user_id
+            """).isEmpty
+    }
+
+    func account(emailKey: String) async throws -> AccountRecord? {
+        try await run("""
+            SELECT user_id, email, email_key, password_hash, confirmed_at, created_at FROM accounts WHERE email_key = \(emailKey)
+            """).first.map(Self.account)
+    }
+
+    func account(userID: String) async throws -> AccountRecord? {
+        try await run("""
+            SELECT user_id, email, email_key, password_hash, confirmed_at, created_at FROM accounts WHERE user_id = \(userID)
+            """).first.map(Self.account)
+    }
+
+    func updatePasswordHash(userID: String, hash: String, expected: String?) async throws -> Bool {
+        if let expected {
+            return try await !run("""
+                UPDATE accounts SET password_hash = \(hash) WHERE user_id = \(userID) AND password_hash = \(expected) RETURNING user_id
+                """).isEmpty
+        }
+        return try await !run("UPDATE accounts SET password_hash = \(hash) WHERE user_id = \(userID) RETURNING user_id").isEmpty
+    }
+
+    func confirmAccount(userID: String, at time: Int64) async throws -> Bool {
+        try await !run("UPDATE accounts SET confirmed_at = \(time) WHERE user_id = \(userID) AND confirmed_at IS NULL RETURNING user_id").isEmpty
+    }
+
+    func insertAccountToken(_ t: AccountTokenRecord) async throws {
+        _ = try await run("""
+            INSERT INTO account_tokens (hash, token_id, user_id, purpose, created_at, expires_at, used_at)
+            VALUES (\(t.hash), \(t.tokenID), \(t.userID), \(t.purpose.rawValue), \(t.createdAt), \(t.expiresAt), \(t.usedAt))
+            """)
+    }
+
+    func spendAccountToken(hash: String, tokenID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> AccountTokenRecord? {
+        // READ COMMITTED: a concurrent spender blocks on the row, then re-checks `used_at IS NULL`.
+        try await run("""
+            UPDATE account_tokens SET used_at = \(time)
+            WHERE hash = \(hash) AND token_id = \(tokenID) AND purpose = \(purpose.rawValue) AND used_at IS NULL AND expires_at > \(time)
+            RETURNING hash, token_id, user_id, purpose, created_at, expires_at, used_at
+            """).first.flatMap(Self.token)
+    }
+
+    func accountToken(hash: String) async throws -> AccountTokenRecord? {
+        try await run("""
+            SELECT hash, token_id, user_id, purpose, created_at, expires_at, used_at FROM account_tokens WHERE hash = \(hash)
+            """).first.flatMap(Self.token)
+    }
+
+    private static func token(_ r: PostgresRow) throws -> AccountTokenRecord? {
+        let (h, id, user, purpose, created, expires, used) = try r.decode((String, String, String, String, Int64, Int64, Int64?).self)
+        return AccountTokenRecord.Purpose(rawValue: purpose).map {
+            AccountTokenRecord(hash: h, tokenID: id, userID: user, purpose: $0, createdAt: created, expiresAt: expires, usedAt: used)
+        }
+    }
+
+    func lockThrottleKey(_ key: String) async throws {
+        // Two instances counting the same key queue here; the lock ends with the transaction.
+        _ = try await run("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 7305196519))")
+    }
+
+    func throttleEvents(key: String, since: Int64) async throws -> (count: Int, oldest: Int64?) {
+        let row = try await run("SELECT COUNT(*)::BIGINT, MIN(at) FROM throttle_events WHERE key = \(key) AND at >= \(since)").first
+        guard let row else { return (0, nil) }
+        let (count, oldest) = try row.decode((Int64, Int64?).self)
+        return (Int(count), oldest)
+    }
+
+    func insertThrottleEvent(key: String, at time: Int64, expiresAt: Int64) async throws {
+        _ = try await run("INSERT INTO throttle_events (key, at, expires_at) VALUES (\(key), \(time), \(expiresAt))")
+    }
+
+    func purgeAccounts(now: Int64) async throws -> Int {
+        let events = try await run("DELETE FROM throttle_events WHERE expires_at <= \(now) RETURNING key").count
+        let tokens = try await run("DELETE FROM account_tokens WHERE used_at IS NOT NULL OR expires_at <= \(now) RETURNING hash").count
+        return events + tokens
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import Identity
+import JOSE
+
+/// Email/password accounts: registration, confirmation, password reset and sign-in, with the
+/// rules of SERVER.md ("Email/password accounts"). Routes call this; it decides everything.
+///
+/// Answers never tell whether an email is registered: ``register(email:password:)`` of a taken
+/// address succeeds as for a new one (the caller mails the owner a notice instead), a token is
+/// issued only for a known address but the caller answers alike either way, and a failed sign-in
+/// is `login_failed` whether the email or the password is wrong, after the same scrypt work.
+///
+/// ```swift
+/// let accounts = try AccountManager(sessions: sessions, policy: AccountPolicy(minPasswordLength: 8))
+/// if case .created(_, let token?) = try await accounts.register(email: "a@example.com", password: "correct horse") {
+///     // mail token.token and token.tokenID to the address
+/// }
+/// ```
+public struct AccountManager: Sendable {
+    public let sessions: SessionManager
+    public let policy: AccountPolicy
+    public let hasher: PasswordHasher
+    public let throttle: Throttle
+
+    /// - Throws: `invalid_configuration` for a policy out of range.
+    public init(sessions: SessionManager, policy: AccountPolicy = AccountPolicy(), hasher: PasswordHasher? = nil) throws {
+        try policy.validate()
+        self.sessions = sessions
+        self.policy = policy
+        self.hasher = try hasher ?? PasswordHasher(parameters: policy.hashParameters)
+        throttle = Throttle(store: sessions.store, clock: sessions.configuration.clock)
+    }
+
+    /// The outcome of ``register(email:password:)``; the caller answers both alike.
+    public enum Registration: Sendable, Hashable {
+        /// A new user; `confirmation` is the token to mail, `nil` under `autoConfirm`.
+        case created(userID: String, confirmation: AccountToken?)
+        /// The address (as normalised) is taken; mail its owner a notice at `email`.
+        case taken(email: String)
+    }
+
+    /// Registers a new user with an unconfirmed account (confirmed at once under `autoConfirm`).
+    /// - Throws: `invalid_email`, `invalid_password`, `too_many_requests` (hashing queue full),
+    ///   `store_unavailable`.
+    public func register(email: String, password: String) async throws -> Registration {
+        try PasswordRule.checkEmail(email)
+        try PasswordRule.check(password, minLength: policy.minPasswordLength)
+        // Hashed whether or not the address is taken: both answers cost one scrypt.
+        let hash = try await hasher.hash(password).encoded
+        let key = PasswordRule.emailKey(email)
+        let now = sessions.configuration.now
+        let autoConfirm = policy.autoConfirm
+        let issued = autoConfirm ? nil : try AccountToken.make(purpose: .confirm, email: email, now: now,
+                                                               lifetime: policy.confirmTokenLifetime)
+        for _ in 0..<3 {
+            let userID = try SessionManager.newUserID()
+            do {
+                return try await sessions.store.transaction { tx in
+                    if let existing = try await tx.account(emailKey: key) { return .taken(email: existing.email) }
+                    try await tx.insertUser(UserRecord(id: userID, createdAt: now))
+                    let identity = IdentityRecord(provider: policy.provider, subject: email, userID: userID, email: email,
+                                                  emailVerified: autoConfirm, createdAt: now)
+                    guard try await tx.insertIdentity(identity),
+                          try await tx.insertAccount(AccountRecord(userID: userID, email: email, emailKey: key, passwordHash: hash,
+                                                                   confirmedAt: autoConfirm ? now : nil, createdAt: now))
+                    else { throw AccountRaceLost() }
+                    guard var token = issued else { return .created(userID: userID, confirmation: nil) }
+                    token.userID = userID
+                    try await tx.insertAccountToken(token.record)
+                    return .created(userID: userID, confirmation: token)
+                }
+            } catch is AccountRaceLost {
+                continue  // a concurrent registration took the address: read again, answer `taken`
+            }
+        }
+        throw TokenError(.storeUnavailable, "could not settle a concurrent registration")
+    }
+
+    /// A new confirmation token for an unconfirmed account, or `nil` for an unknown or already
+    /// confirmed address (the caller answers alike; `UserAlreadyConfirmed` is never said).
+    /// - Throws: `store_unavailable`.
+    public func issueConfirmation(email: String) async throws -> AccountToken? {
+        try await issue(.confirm, email: email, lifetime: policy.confirmTokenLifetime) { $0.confirmedAt == nil }
+    }
+
+    /// A new reset token for the account, or `nil` for an unknown address.
+    /// - Throws: `store_unavailable`.
+    public func issueReset(email: String) async throws -> AccountToken? {
+        try await issue(.reset, email: email, lifetime: policy.resetTokenLifetime) { _ in true }
+    }
+
+    /// Confirms the account whose confirmation token this is, spending the token.
+    /// - Returns: the user id.
+    /// - Throws: `userpass_token_invalid` for an unknown, used, expired or mismatched token.
+    @discardableResult
+    public func confirm(token: String, tokenID: String) async throws -> String {
+        let now = sessions.configuration.now
+        return try await sessions.store.transaction { tx in
+            let record = try await Self.spend(tx, .confirm, token: token, tokenID: tokenID, now: now)
+            _ = try await tx.confirmAccount(userID: record.userID, at: now)
+            return record.userID
+        }
+    }
+
+    /// Sets a new password with a reset token: spends the token, confirms the account and ends
+    /// every session of the user. The password is checked before the token is spent, so a
+    /// too-short password leaves the link usable.
+    /// - Returns: the account (its email, for the notice mail).
+    /// - Throws: `invalid_password`, `userpass_token_invalid`, `too_many_requests`, `store_unavailable`.
+    @discardableResult
+    public func resetPassword(token: String, tokenID: String, newPassword: String) async throws -> AccountRecord {
+        try PasswordRule.check(newPassword, minLength: policy.minPasswordLength)
+        let hash = try await hasher.hash(newPassword).encoded
+        let now = sessions.configuration.now
+        return try await sessions.store.transaction { tx in
+            let record = try await Self.spend(tx, .reset, token: token, tokenID: tokenID, now: now)
+            return try await Self.setPassword(tx, userID: record.userID, hash: hash, now: now)
+        }
+    }
+
+    /// Sets a user's password and confirms the account, ending every session (a `reset/call`
+    /// that the app's function approved).
+    /// - Throws: `invalid_password`, `user_not_found`, `store_unavailable`.
+    @discardableResult
+    public func setPassword(userID: String, newPassword: String) async throws -> AccountRecord {
+        try PasswordRule.check(newPassword, minLength: policy.minPasswordLength)
+        let hash = try await hasher.hash(newPassword).encoded
+        let now = sessions.configuration.now
+        return try await sessions.store.transaction { tx in try await Self.setPassword(tx, userID: userID, hash: hash, now: now) }
+    }
+
+    /// Confirms a user's account without a token (a `confirm/call` the app's function approved).
+    /// - Throws: `user_not_found`, `store_unavailable`.
+    public func confirmUser(userID: String) async throws {
+        let now = sessions.configuration.now
+        try await sessions.store.transaction { tx in
+            guard try await tx.account(userID: userID) != nil else { throw TokenError(.userNotFound, "no account for that user") }
+            _ = try await tx.confirmAccount(userID: userID, at: now)
+        }
+    }
+
+    /// The account registered under `email` (compared after NFC and lower-casing), if any.
+    public func account(email: String) async throws -> AccountRecord? {
+        guard email.utf8.count <= PasswordRule.maxEmailBytes else { return nil }
+        let key = PasswordRule.emailKey(email)
+        return try await sessions.store.transaction { tx in try await tx.account(emailKey: key) }
+    }
+
+    // MARK: - internals
+
+    private func issue(_ purpose: AccountTokenRecord.Purpose, email: String, lifetime: Int64,
+                       when eligible: @escaping @Sendable (AccountRecord) -> Bool) async throws -> AccountToken? {
+        guard (try? PasswordRule.checkEmail(email)) != nil else { return nil }
+        let key = PasswordRule.emailKey(email)
+        let now = sessions.configuration.now
+        let made = try AccountToken.make(purpose: purpose, email: email, now: now, lifetime: lifetime)
+        return try await sessions.store.transaction { tx in
+            guard let account = try await tx.account(emailKey: key), eligible(account) else { return nil }
+            var token = made
+            token.userID = account.userID
+            token.email = account.email
+            try await tx.insertAccountToken(token.record)
+            return token
+        }
+    }
+
+    static func spend(_ tx: any SessionStoreTransaction, _ purpose: AccountTokenRecord.Purpose, token: String, tokenID: String,
+                      now: Int64) async throws -> AccountTokenRecord {
+        let invalid = TokenError(.userpassTokenInvalid, "the link is invalid, already used or expired")
+        guard (1...128).contains(token.utf8.count), (1...128).contains(tokenID.utf8.count) else { throw invalid }
+        let hash = AccountToken.hash(token)
+        guard let record = try await tx.spendAccountToken(hash: hash, tokenID: tokenID, purpose: purpose, at: now) else { throw invalid }
+        return record
+    }
+
+    private static func setPassword(_ tx: any SessionStoreTransaction, userID: String, hash: String, now: Int64) async throws -> AccountRecord {
+        guard var account = try await tx.account(userID: userID),
+              try await tx.updatePasswordHash(userID: userID, hash: hash, expected: nil)
+        else { throw TokenError(.userNotFound, "no account for that user") }
+        _ = try await tx.confirmAccount(userID: userID, at: now)
+        for family in try await tx.families(userID: userID) where family.revokedAt == nil {
+            _ = try await tx.revokeFamily(id: family.id, at: now, reason: "password_reset")
+        }
+        account.passwordHash = hash
+        account.confirmedAt = account.confirmedAt ?? now
+        return account
+    }
+}
+
+private struct AccountRaceLost: Error {}
