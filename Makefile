@@ -7,10 +7,13 @@ SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 # openssl (the command line) and python3 joserfc are the independent implementations the interop tests use;
-# curl and jq run the server examples of docs/server.md and the demo.
-APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind python3-pip curl jq
-# joserfc: the interop tests' independent JOSE; authlib: a real OAuth 2.0 client against tokentool serve.
-PY_PACKAGES := joserfc authlib
+# curl and jq run the server examples of docs/server.md and the demo; chromium and chromium-driver
+# (with PyPI selenium) the browser test of the hosted account pages.
+APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind python3-pip curl jq \
+	chromium chromium-driver
+# joserfc: the interop tests' independent JOSE; authlib: a real OAuth 2.0 client against tokentool serve;
+# selenium drives Chromium through the hosted confirm and reset pages.
+PY_PACKAGES := joserfc authlib selenium
 BIN := .build/debug/tokentool
 
 # The release tokentool (docs/performance.md, "Start-up"), built so that the loader has little to
@@ -22,7 +25,7 @@ STATIC_CXX := $(CURDIR)/.build-static-cxx
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie \
 	-Xlinker --no-export-dynamic -Xlinker -L$(STATIC_CXX)
 
-.PHONY: deps build release release-smoke demo test bench fuzz fuzz-smoke check-memory
+.PHONY: deps build release release-smoke demo test bench fuzz fuzz-smoke check-memory browser-test
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -60,6 +63,7 @@ demo: build
 test: deps
 	@scripts/ensure-postgres.sh
 	CI=1 scripts/check-memory.sh asan
+	$(MAKE) --no-print-directory browser-test
 	$(MAKE) --no-print-directory fuzz-smoke
 	scripts/check-memory.sh valgrind
 	$(MAKE) --no-print-directory release-smoke
@@ -82,3 +86,12 @@ fuzz-smoke: deps
 # decode over every algorithm under LeakSanitizer and under valgrind: all must report nothing.
 check-memory: deps
 	scripts/check-memory.sh
+
+# The hosted confirm and reset pages in headless Chromium (Tests/Browser/pages_test.py), against the
+# tokentool that `make test` built (the AddressSanitizer one; leaks are the suite's to find, not this
+# UI test's). A screenshot of each state lands in browser-out/.
+browser-test: deps
+	@if [ "$$TOKENTOOL_CORE_ONLY" = 1 ]; then echo "browser-test: skipped (the core-only build has no server)"; exit 0; fi; \
+	bin=$$($(SWIFT) build --sanitize=address --scratch-path .build-asan --show-bin-path)/tokentool; \
+	[ -x "$$bin" ] || $(SWIFT) build --sanitize=address --scratch-path .build-asan --product tokentool; \
+	ASAN_OPTIONS=detect_leaks=0 python3 Tests/Browser/pages_test.py "$$bin" browser-out
