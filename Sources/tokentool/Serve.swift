@@ -33,8 +33,8 @@ struct Serve: AsyncParsableCommand {
             printError("created a master key in \(created) (mode 0600): keep it with the store, it seals the signing keys")
         }
         try await server.run(host: host, port: port) { host, port in
-            print("listening on http://\(host):\(port)")
-            fflush(nil)  // every output stream: the line must reach a pipe at once
+            // One write(2), no stdio buffer: the line reaches a pipe or file at once.
+            FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
         }
     }
 

@@ -24,7 +24,8 @@ struct ProviderLoginTests {
                 "oauth2-google": { "client_ids": ["\(st.googleClientID)"], "client_secret_file": "google.secret" },
                 "oauth2-apple": { "client_ids": ["\(st.appleClientID)"], "team_id": "\(st.appleTeamID)", "key_id": "\(st.appleKeyID)",
                                   "private_key_file": "apple.p8" },
-                "oauth2-facebook": { "app_id": "\(st.facebookAppID)", "app_secret_file": "fb.secret" } } } }
+                "oauth2-facebook": { "app_id": "\(st.facebookAppID)", "app_secret_file": "fb.secret" } },
+              "webhooks": { "user_deleted": "\(standIn.baseURL)/deleted" } } }
             """
             let extra = """
             "provider_urls": { "google": "\(standIn.baseURL)", "google_jwks": "\(standIn.googleJWKSURL)", "apple": "\(standIn.baseURL)",
@@ -106,9 +107,11 @@ struct ProviderLoginTests {
         }
     }
 
-    @Test("Apple: id_token; authCode keeps the refresh token sealed and deleting the user revokes it at Apple", arguments: StoreKind.available)
+    @Test("Apple: id_token; authCode keeps the refresh token sealed and deleting the user revokes it at Apple; the user_deleted webhook",
+          arguments: StoreKind.available)
     func apple(kind: StoreKind) async throws {
         try await Self.withProviders(kind) { s, standIn in
+            standIn.setBehavior(.fail(status: 200), for: "/deleted")
             let byToken = try await s.call(.POST, Self.login("oauth2-apple"), body: #"{"id_token":"\#(try standIn.idToken("apple"))"}"#)
             #expect(byToken.status == 200)
             let byCode = try await s.call(.POST, Self.login("oauth2-apple"), body: #"{"authCode":"standin-apple-code"}"#)
@@ -117,6 +120,12 @@ struct ProviderLoginTests {
             #expect(try await s.call(.DELETE, Self.base + "/auth/delete", bearer: byCode["access_token"]).status == 204)
             for _ in 0..<100 where standIn.revokedTokens.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
             #expect(standIn.revokedTokens.count == 1)
+            // The user_deleted webhook was told, with the user's id.
+            for _ in 0..<100 where standIn.requestCount(path: "/deleted") == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            let hook = try #require(standIn.requests.first { $0.path == "/deleted" })
+            #expect(hook.method == "POST")
+            #expect(try JSONValue(parsing: String(decoding: hook.body, as: UTF8.self)) ==
+                    .object(["type": "user_deleted", "app": "myapp", "user_id": .string(try #require(byCode["user_id"]))]))
         }
     }
 }

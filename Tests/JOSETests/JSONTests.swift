@@ -17,6 +17,19 @@ import Testing
         try JWTVerifier(key: key, options: VerifierOptions(limits: limits)).verify(token)
     }
 
+    /// jansson's "near '…'" quotes the input: it never reaches a message (issue 11 item 3: a
+    /// hostile server's reply, or a token's bytes, echoed into an error).
+    @Test func parseErrorsDoNotQuoteTheInput() throws {
+        for text in [#"{"keys": internal-admin-secret}"#, #"internal-admin-secret"#, #"{"a":"b" internal-admin-secret}"#] {
+            let error = #expect(throws: TokenError.self) { try JSONValue(parsing: text) }
+            #expect(error?.code == .malformed)
+            #expect(error?.message.contains("internal") == false, "\(error?.message ?? "")")
+            #expect(error?.message.contains("offset") == true)
+        }
+        let header = #expect(throws: TokenError.self) { try UnverifiedToken(Base64URL.encode(Array(#"{"alg":secret-bytes}"#.utf8)) + ".e30.c2ln") }
+        #expect(header?.message.contains("secret") == false, "\(header?.message ?? "")")
+    }
+
     @Test func duplicateMemberNamesRefused() throws {
         #expect(throws: TokenError(.malformed, "")) { try JSONValue(parsing: #"{"a":1,"a":2}"#) }
         #expect(throws: TokenError(.malformed, "")) { try JSONValue(parsing: #"{"o":{"b":true,"b":false}}"#) }

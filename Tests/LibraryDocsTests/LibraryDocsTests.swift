@@ -120,15 +120,7 @@ import Testing
         _ = (claims, live)
     }
 
-    func storesPageExample() async throws {
-        // docs/stores.md begin
-        let store: any SessionStore = try await SQLiteSessionStore.open(path: "sessions.sqlite")
-        // or: try await PostgresSessionStore.open(url: "postgres://app@127.0.0.1/auth")
-        // docs/stores.md end
-        try await store.close()
-    }
-
-    func oauthPageExample(sessions: SessionManager, token: String, appIDs: Set<String>) async throws {
+    func oauthSessionsExample(sessions: SessionManager, token: String, appIDs: Set<String>) async throws {
         // docs/sessions.md begin
         // RFC 7009: a refresh or access token ends its session; nil when there was nothing to end.
         try await sessions.revoke(token, by: .publicClient("myapp-abcde"), audiences: appIDs)
@@ -137,5 +129,13 @@ import Testing
         let answer = try await sessions.introspect(token, audiences: appIDs)
         // docs/sessions.md end
         _ = answer
+    }
+
+    func storesPageExample() async throws {
+        // docs/stores.md begin
+        let store: any SessionStore = try await SQLiteSessionStore.open(path: "sessions.sqlite")
+        // or: try await PostgresSessionStore.open(url: "postgres://app@127.0.0.1/auth")
+        // docs/stores.md end
+        try await store.close()
     }
 }

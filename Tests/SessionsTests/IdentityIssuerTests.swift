@@ -27,6 +27,18 @@ import Testing
         }
     }
 
+    /// The issuer is bounded like the other ids: 1…2048 bytes, no control characters.
+    @Test(arguments: StoreKind.available)
+    func issuerIsBounded(kind: StoreKind) async throws {
+        try await Harness.withStore(kind) { t in
+            let sessions = Conformance.manager(t.store, TestClock())
+            for bad in ["", "https://id.test/\u{0}", String(repeating: "i", count: 2049)] {
+                #expect(await Conformance.code { try await sessions.findOrCreateUser(for: Identity(provider: "acme", subject: "1", issuer: bad)) } == "invalid_input")
+            }
+            _ = try await sessions.findOrCreateUser(for: Identity(provider: "acme", subject: "1", issuer: String(repeating: "i", count: 2048)))
+        }
+    }
+
     /// Rows written by the previous schema keep their user: custom ones get the issuer their
     /// profile recorded, built-in ones an empty issuer.
     @Test(arguments: StoreKind.available)

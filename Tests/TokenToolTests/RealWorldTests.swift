@@ -15,6 +15,8 @@ import Testing
         let now: Int64?
         let valid: Bool
         let sub: String?
+        /// `tokentool idp PROVIDER` as well: (provider, client id = the token's aud, verdict).
+        let idp: (provider: String, clientID: String, valid: Bool)?
         var testDescription: String { name }
     }
 
@@ -26,9 +28,13 @@ import Testing
               let list = root["cases"] as? [[String: Any]] else { return [] }
         return list.map { c in
             let expect = c["expect"] as? [String: Any] ?? [:]
+            let idp = (c["idp"] as? [String: Any]).map {
+                (provider: $0["provider"] as? String ?? "", clientID: $0["client_id"] as? String ?? "", valid: $0["expect_valid"] as? Bool ?? false)
+            }
             return Case(name: c["name"] as? String ?? "?", token: c["token"] as? String ?? "", keyFile: c["key_file"] as? String ?? "",
                         keyMode: c["key_mode"] as? String ?? "", kid: c["kid"] as? String, jws: c["jws"] as? Bool ?? false,
-                        now: (c["now"] as? NSNumber)?.int64Value, valid: expect["valid"] as? Bool ?? false, sub: expect["sub"] as? String)
+                        now: (c["now"] as? NSNumber)?.int64Value, valid: expect["valid"] as? Bool ?? false, sub: expect["sub"] as? String,
+                        idp: idp)
         }
     }()
 
@@ -61,6 +67,23 @@ import Testing
             #expect(r.status == 1, "\(r)")
             #expect(r.errorCode == "invalid_signature")
         }
+    }
+
+    /// The provider tokens through `tokentool idp` at their time: Google's IAP assertion is a real
+    /// Google signature but no Google sign-in, and forged signatures are refused.
+    @Test(arguments: cases.filter { $0.idp != nil })
+    func identityProviderVerdict(_ c: Case) throws {
+        let idp = try #require(c.idp)
+        let s = try Scratch()
+        let jwks = Self.folder.appendingPathComponent(c.keyFile).path
+        var args = ["idp", idp.provider, "--jwks", jwks, "--json", "--now", String(try #require(c.now))]
+        switch idp.provider {
+        case "facebook": args += ["--app-id", idp.clientID, "--app-secret-file", try s.write("app-secret", "unused"), "--limited-login"]
+        default: args += ["--client-id", idp.clientID]
+        }
+        let r = try CLI.tokentool(args + [c.token])
+        #expect(r.status == (idp.valid ? 0 : 1), "\(r)")
+        if idp.valid, let sub = c.sub { #expect((r.json?["identity"] as? [String: Any])?["subject"] as? String == sub) }
     }
 
     @Test(arguments: cases.filter { !$0.jws })

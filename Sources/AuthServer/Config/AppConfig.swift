@@ -108,7 +108,7 @@ public enum ProviderConfig: Sendable {
 
     init(name: String, _ o: inout ConfigObject, config: ServerConfig, appID: String) throws {
         func secret(_ o: inout ConfigObject, _ member: String) throws -> [UInt8]? {
-            try o.string(member).map { try SecretFile.read(config.resolve($0), what: o.path(member)) }
+            try o.string(member).map { try ConfigSecret.read(config.resolve($0), what: o.path(member)) }
         }
         func nonEmpty(_ o: inout ConfigObject, _ member: String) throws -> [String] {
             guard let ids = try o.strings(member), !ids.isEmpty, ids.allSatisfy({ !$0.isEmpty }) else {

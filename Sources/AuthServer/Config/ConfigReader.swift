@@ -109,23 +109,13 @@ struct ConfigObject {
     }
 }
 
-/// Reads secrets and keys from files, as the CLI's `--secret-file` does: at most 64 KiB, one
-/// trailing newline dropped, never empty.
-enum SecretFile {
+/// Secrets and keys named by the config, read by the CLI's reader (``JOSE/SecretFile``: at most
+/// 64 KiB, one trailing newline dropped, never empty); a failure names the member.
+enum ConfigSecret {
     static func read(_ path: String, what: String) throws -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw TokenError(.invalidConfiguration, "\(what): cannot read \(path)")
+        guard path != "-" else { throw TokenError(.invalidConfiguration, "\(what): standard input is not a file") }
+        do { return try SecretFile.read(path: path) } catch let e as TokenError {
+            throw TokenError(.invalidConfiguration, "\(what): \(e.message)")
         }
-        defer { try? handle.close() }
-        var bytes = [UInt8]((try? handle.read(upToCount: 64 * 1024 + 1)) ?? Data())
-        guard bytes.count <= 64 * 1024 else { throw TokenError(.invalidConfiguration, "\(what): \(path) is larger than 64 KiB") }
-        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-        guard !bytes.isEmpty else { throw TokenError(.invalidConfiguration, "\(what): \(path) is empty") }
-        return bytes
-    }
-
-    static func readText(_ path: String, what: String) throws -> String {
-        String(decoding: try read(path, what: what), as: UTF8.self)
     }
 }

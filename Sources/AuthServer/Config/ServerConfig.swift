@@ -112,7 +112,7 @@ public struct ServerConfig: Sendable {
             for id in c.memberNames {
                 guard var client = try c.object(id) else { throw c.error(id, "must be an object") }
                 let file = config.resolve(try client.requiredString("secret_file"))
-                let secret = try SecretFile.read(file, what: client.path("secret_file"))
+                let secret = try ConfigSecret.read(file, what: client.path("secret_file"))
                 try client.finish()
                 config.clients[id] = ClientConfig(secret: secret)
             }

@@ -52,7 +52,9 @@ final class BackgroundQueue: Service, Sendable {
                     "job": .string(job.name), "app": .string(job.app), "attempt": .stringConvertible(attempt),
                     "error": .string(String(describing: type(of: error))),
                 ])
-                if attempt < attempts { try? await Task.sleep(for: pause * (attempt * attempt)) }
+                guard attempt < attempts, !Task.isShuttingDownGracefully else { break }
+                let wait = pause * (attempt * attempt)
+                do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) } } catch { break }  // the server is stopping
             }
         }
         logger.error("background job given up", metadata: ["job": .string(job.name), "app": .string(job.app)])

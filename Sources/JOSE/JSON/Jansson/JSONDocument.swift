@@ -35,9 +35,12 @@ final class JSONDocument: @unchecked Sendable {
         if allowAnyTop { flags |= Int(JSON_DECODE_ANY) }
         let parsed = buffer.withMemoryRebound(to: CChar.self) { json_loadb($0.baseAddress, $0.count, flags, &error) }
         guard let root = parsed else {
-            let text = withUnsafeBytes(of: &error.text) { raw in
+            var text = withUnsafeBytes(of: &error.text) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
+            // jansson quotes the input around the error ("… near 'abc'"): never echo input bytes
+            // (a token, or a hostile server's reply) into a message; the offset locates it.
+            if let near = text.firstRange(of: " near ") { text = String(text[..<near.lowerBound]) }
             let reason = text.isEmpty ? "invalid JSON" : text
             throw TokenError.malformed("\(what) is not valid JSON: \(reason) at offset \(error.position)")
         }
