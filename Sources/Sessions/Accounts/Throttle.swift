@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import JOSE
 
 /// A limit `N/DURATION`: N events in any DURATION window; the next one is refused.
