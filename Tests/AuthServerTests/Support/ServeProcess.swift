@@ -36,8 +36,17 @@ final class ServeProcess: @unchecked Sendable {
         try process.run()
     }
 
-    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    var stdout: String { Self.read(stdoutPath) }
+    var stderr: String { Self.read(stderrPath) }
+
+    /// The file as it is now. Through FileHandle: `String(contentsOfFile:)` leaks its read buffer
+    /// (FoundationEssentials' readBytesFromFile, seen by LeakSanitizer) when the file grows while
+    /// it reads, as the server's output does.
+    private static func read(_ path: String) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+        defer { try? handle.close() }
+        return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
+    }
 
     /// The URL of the `listening on` line, waiting up to `seconds`; `nil` when the process exited first.
     func listening(within seconds: Double = 60) async throws -> String? {
