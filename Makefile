@@ -13,7 +13,7 @@ APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind
 	chromium chromium-driver
 # joserfc: the interop tests' independent JOSE; authlib: a real OAuth 2.0 client against tokentool serve;
 # selenium drives Chromium through the hosted confirm and reset pages.
-PY_PACKAGES := joserfc authlib selenium
+PY_PACKAGES := joserfc authlib requests selenium
 BIN := .build/debug/tokentool
 
 # The release tokentool (docs/performance.md, "Start-up"), built so that the loader has little to
