@@ -14,6 +14,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 
 APP = "pages-test"
 SECRET = b"browser-test-mail-secret"
@@ -90,8 +91,18 @@ def main():
         options.binary_location = "/usr/bin/chromium"
         browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
-        def shot(name, expect):
-            text = browser.find_element(By.TAG_NAME, "body").text
+        def shot(name, expect, seconds=15):
+            # A form POST navigates: until the answer has loaded, the body may be the old page's
+            # (or gone, a stale element). Wait for the expected text, then keep the screenshot.
+            deadline, text = time.monotonic() + seconds, ""
+            while time.monotonic() < deadline:
+                try:
+                    text = browser.find_element(By.TAG_NAME, "body").text
+                except (StaleElementReferenceException, NoSuchElementException):
+                    text = ""
+                if expect in text:
+                    break
+                time.sleep(0.1)
             browser.save_screenshot(os.path.join(out, name + ".png"))
             assert expect in text, f"{name}: {expect!r} not in {text!r}"
             print(f"ok {name}")
