@@ -23,11 +23,13 @@ extension TokenError.Code {
     public static let methodNotAllowed = TokenError.Code("method_not_allowed", .rejected)
     /// The request body is over 64 KiB (413 `RequestTooLarge`).
     public static let requestTooLarge = TokenError.Code("request_too_large", .rejected)
+    /// The server is handling `max_in_flight` requests already (503 `ServiceUnavailable`, `Retry-After: 1`).
+    public static let serverBusy = TokenError.Code("server_busy", .infrastructure)
 
     /// Every code the AuthServer module mints.
     public static let authServerCodes: [TokenError.Code] = [
         .badRequest, .missingParameter, .invalidParameter, .invalidSession, .authFailed, .appNotFound,
-        .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge,
+        .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge, .serverBusy,
     ]  // `too_many_requests` is the Sessions module's (its throttle and password hasher mint it)
 }
 
@@ -60,7 +62,7 @@ struct ErrorMapping: Sendable, Hashable {
         put([.requestTooLarge], 413, "RequestTooLarge")
         put([.tooManyRequests], 429, "TooManyRequests")
         put([.customFunctionFailed], 502, "FunctionExecutionError")
-        put([.storeUnavailable, .providerUnavailable], 503, "ServiceUnavailable")
+        put([.storeUnavailable, .providerUnavailable, .serverBusy], 503, "ServiceUnavailable")
         put([.internalError], 500, "InternalServerError")
         return t
     }()
