@@ -103,7 +103,7 @@ print(json.dumps(out))
             let access = try #require(out["access_token"]?.objectValue)
             #expect(access["typ"] == "at+jwt" && access["kid"] == true)
             #expect(access["sub"] == .string(plain.userID) && access["aud"] == "myapp" && access["client_id"] == "myapp")
-            #expect(access["sid"] == .string(plain.tokens.familyID))
+            #expect(access["sid"] == .string(plain.tokens.sessionID))
             #expect(out["rotation"] == .object(["first_new": true, "second_new": true]))
 
             let introspected = try #require(out["introspect_access"]?.objectValue)

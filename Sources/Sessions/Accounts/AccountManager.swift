@@ -178,8 +178,8 @@ public struct AccountManager: Sendable {
               try await tx.updatePasswordHash(userID: userID, hash: hash, expected: nil)
         else { throw TokenError(.userNotFound, "no account for that user") }
         _ = try await tx.confirmAccount(userID: userID, at: now)
-        for family in try await tx.families(userID: userID) where family.revokedAt == nil {
-            _ = try await tx.revokeFamily(id: family.id, at: now, reason: "password_reset")
+        for session in try await tx.sessions(userID: userID) where session.revokedAt == nil {
+            _ = try await tx.revokeSession(id: session.id, at: now, reason: "password_reset")
         }
         account.passwordHash = hash
         account.confirmedAt = account.confirmedAt ?? now
