@@ -94,7 +94,7 @@ print(json.dumps(out))
             #expect(run.status == 0, "\(run.stderr)")
             let out = try #require(try JSONValue(parsing: run.stdout).objectValue)
 
-            // RFC 8414 as authlib checks it. Our one difference: SERVER.md's empty
+            // RFC 8414 as authlib checks it. Our one difference: an empty
             // response_types_supported (no authorization endpoint), which authlib reads as absent.
             #expect(out["metadata_problems"] == [#"response_types_supported: "response_types_supported" is required"#])
             #expect(out["openid_configuration_same"] == true)

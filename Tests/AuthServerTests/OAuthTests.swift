@@ -3,7 +3,7 @@ import JOSE
 import Sessions
 import Testing
 
-/// SERVER.md "OAuth 2.0 endpoints", over HTTP against the running server, on every store.
+/// The OAuth 2.0 endpoints (docs/oauth.md), over HTTP against the running server, on every store.
 @Suite("OAuth 2.0 endpoints over HTTP", .serialized)
 struct OAuthTests {
     static func with(_ kind: StoreKind, _ body: (LiveServer) async throws -> Void) async throws {

@@ -3,7 +3,7 @@ import Identity
 import JOSE
 
 /// Email/password accounts: registration, confirmation, password reset and sign-in, with the
-/// rules of SERVER.md ("Email/password accounts"). Routes call this; it decides everything.
+/// rules of docs/accounts.md. Routes call this; it decides everything.
 ///
 /// Answers never tell whether an email is registered: ``register(email:password:)`` of a taken
 /// address succeeds as for a new one (the caller mails the owner a notice instead), a token is
