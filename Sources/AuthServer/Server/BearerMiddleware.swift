@@ -55,13 +55,13 @@ struct BearerMiddleware: RouterMiddleware {
     private func refresh(_ token: String) async throws -> AuthenticatedSession {
         // A session's user exists while the session does (the store deletes a user's sessions with it,
         // and the schema's foreign key holds it), so the session's lookup is the whole check.
-        guard let first = server.apps.values.first, let family = try await first.sessions.family(ofRefreshToken: token),
-              let app = server.apps[family.clientID] else {
+        guard let first = server.apps.values.first, let session = try await first.sessions.session(ofRefreshToken: token),
+              let app = server.apps[session.clientID] else {
             throw TokenError(.invalidSession, "the refresh token is not one this server issued")
         }
-        guard family.isLive(at: Int64(app.sessions.configuration.clock.now().timeIntervalSince1970.rounded(.down))) else {
+        guard session.isLive(at: Int64(app.sessions.configuration.clock.now().timeIntervalSince1970.rounded(.down))) else {
             throw TokenError(.invalidSession, "the session of this refresh token has ended")
         }
-        return AuthenticatedSession(kind: .refresh, app: family.clientID, userID: family.userID, sessionID: family.id, refreshToken: token)
+        return AuthenticatedSession(kind: .refresh, app: session.clientID, userID: session.userID, sessionID: session.id, refreshToken: token)
     }
 }

@@ -10,7 +10,7 @@ extension SessionManager {
         guard let sid = claims.sessionID else { return false }
         let now = configuration.now
         return try await store.transaction { tx in
-            guard let family = try await tx.family(id: sid, forUpdate: false), family.isLive(at: now), family.userID == claims.subject,
+            guard let session = try await tx.session(id: sid, forUpdate: false), session.isLive(at: now), session.userID == claims.subject,
                   let user = try await tx.user(id: claims.subject) else { return false }
             return user.disabledAt == nil
         }
