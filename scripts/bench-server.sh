@@ -148,6 +148,8 @@ wrk_row() {
     local n=$# per=$(( CONNECTIONS / $# )) r i url pids
     [ "$per" -ge 1 ] || per=1
     for r in $(seq 1 "$REPEAT"); do
+        # A rotating run spends its tokens (presented again they would end their sessions): new ones each run.
+        [ -n "${TOKENS_BASE:-}" ] && rotating_tokens "${SERVERS[@]}"
         i=0; pids=()
         for url in "$@"; do
             TOKENS_FILE="${TOKENS_BASE:-}.$i" THREADS=1 wrk -t1 -c"$per" -d"${SECONDS_PER_ROW}s" --timeout 10s --latency \
@@ -192,14 +194,16 @@ rotating_tokens() {
 overload() {
     local name=$1 rate=$2; shift 2
     say "  overload $name at $rate/s offered"
-    python3 "$ROOT/scripts/wrk/openloop.py" --rate "$rate" --seconds "$SECONDS_PER_ROW" --max-connections 1000 "$@" \
-        | tee -a "$WORK/overload" >&2
+    python3 "$ROOT/scripts/wrk/openloop.py" --rate "$rate" --seconds "$SECONDS_PER_ROW" --max-connections 1000 "$@" > "$WORK/ol.json"
+    cat "$WORK/ol.json" >&2
+    cat "$WORK/ol.json"
 }
 
 head -c 32 /dev/urandom > "$WORK/master.key"
+: > "$WORK/overload.rows"
 chmod 600 "$WORK/master.key"
 : > "$WORK/rows"
-: > "$WORK/overload"
+
 say "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "start_load=$(cut -d' ' -f1-3 /proc/loadavg)" > "$WORK/meta"
 
@@ -222,6 +226,7 @@ for store in $STORES; do
             servers+=("$URL")
         done
         SERVER_PID=${PIDS[0]}
+        SERVERS=("${servers[@]}")
         first=$(login "${servers[0]}" bench-keep)
         ACCESS=$(echo "$first" | json_get access_token)
         REFRESH=$(echo "$first" | json_get refresh_token)
@@ -283,7 +288,6 @@ EOF
             record "$store" "$n" refresh floor-refresh 0.5 "$s"
         fi
         if wanted refresh-rotate; then
-            rotating_tokens "${servers[@]}"
             s=$(TOKENS_BASE="$WORK/rotate" wrk_row refresh-rotate refresh-rotating.lua $(urls "$BASE/auth/session"))
             record "$store" "$n" refresh-rotate floor-rotate 0.5 "$s"
         fi
@@ -346,18 +350,20 @@ for store, n, name, floor, target, summary, cmd in rows:
         f(sf), "-" if not sf else "%.0f %%" % (100 * s["rps"] / sf)))
 if os.path.exists(sys.argv[3]) and os.path.getsize(sys.argv[3]):
     print()
-    print("| overload (open loop, 2x the row's req/s) | offered/s | answered/s | 2xx | 503 | other | timeouts | p50 ms | p99 ms | max ms | p99 2xx ms | p99 ≤ 1 s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| overload (open loop, 2x the row's req/s) | offered/s | answered/s | 2xx | 503 | other | timeouts | p50 ms | p99 ms | max ms | p99 2xx ms | p99 ≤ 1 s | generator CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for line in open(sys.argv[3]):
+        if line.count("\t") != 2: continue
         store, row, o = line.rstrip("\n").split("\t")
         o = json.loads(o)
         st = o["status"]
         ok = sum(v for k, v in st.items() if k.startswith("2"))
         s503 = st.get("503", 0)
         other = sum(st.values()) - ok - s503 + o["errors"]
-        print("| %s %s | %.0f | %.0f | %d | %d | %d | %d | %s | %s | %s | %s | %s |" % (
+        print("| %s %s | %.0f | %.0f | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s |" % (
             store, row, o["offered_rps"], o["answered_rps"], ok, s503, other, o["timeouts"], f(o["p50_ms"]), f(o["p99_ms"]),
-            f(o["max_ms"]), f(o["p99_2xx_ms"]), "yes" if o["p99_ms"] is not None and o["p99_ms"] <= 1000 and o["timeouts"] == 0 else "NO"))
+            f(o["max_ms"]), f(o["p99_2xx_ms"]), "yes" if o["p99_ms"] is not None and o["p99_ms"] <= 1000 and o["timeouts"] == 0 else "NO",
+            o.get("generator_cpu_s", "-")))
 print()
 print("Commands (S = the store: the server's SQLite file or the throwaway PostgreSQL URL; wrk -t1 --latency per instance):")
 seen = set()

@@ -45,10 +45,10 @@ struct LoadSheddingTests {
         }
     }
 
-    @Test("max_in_flight defaults to 64 and must be 1…100000")
+    @Test("max_in_flight defaults to 32 and must be 1…100000")
     func config() throws {
         let parse = { (text: String) in try ServerConfig.parse(text, directory: "/srv/auth") }
-        #expect(try parse(#"{"public_url":"http://a","apps":{"x":{}}}"#).maxInFlight == 64)
+        #expect(try parse(#"{"public_url":"http://a","apps":{"x":{}}}"#).maxInFlight == 32)
         #expect(try parse(#"{"public_url":"http://a","max_in_flight":3,"apps":{"x":{}}}"#).maxInFlight == 3)
         for bad in ["0", "100001", "\"8\"", "1.5"] {
             #expect(throws: TokenError(.invalidConfiguration, "")) {

@@ -20,7 +20,7 @@ public struct ServerConfig: Sendable {
     public var maxInFlight: Int = ServerConfig.defaultMaxInFlight
     /// `max_in_flight` when the config has none: about a quarter of a second of logins on one instance of
     /// docs/performance.md's machine, so that twice its capacity is shed rather than queued.
-    public static let defaultMaxInFlight = 64
+    public static let defaultMaxInFlight = 32
     /// Apps by id.
     public var apps: [String: AppConfig]
     public var providerURLs: ProviderURLs
