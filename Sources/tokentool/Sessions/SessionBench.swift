@@ -15,7 +15,7 @@ extension TokenCommand {
         @OptionGroup var store: StoreOptions
         @Option(name: .long, help: "How long to run.") var seconds: Double = 3
         @Option(name: .long, help: "Independent sessions rotated at the same time.") var concurrency: Int = 1
-        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @OptionGroup var output: JSONOption
 
         func validate() throws {
             guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
@@ -23,7 +23,7 @@ extension TokenCommand {
         }
 
         func run() async throws {
-            try await reportingErrors(json: json) {
+            try await reportingErrors(json: output.json) {
                 let seconds = self.seconds
                 let concurrency = self.concurrency
                 let (rotations, elapsed) = try await store.withSessions { sessions -> (Int, Double) in
@@ -56,7 +56,7 @@ extension TokenCommand {
                     return (total, elapsed)
                 }
                 let rate = Double(rotations) / elapsed
-                if json {
+                if output.json {
                     printJSON(.object(["store": .string(store.storeKind), "op": "rotate", "rotations_per_sec": .double((rate * 10).rounded() / 10),
                                        "rotations": .int(Int64(rotations)), "seconds": .double((elapsed * 1000).rounded() / 1000),
                                        "concurrency": .int(Int64(concurrency))]))
