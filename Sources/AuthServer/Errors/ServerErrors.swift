@@ -23,11 +23,14 @@ extension TokenError.Code {
     public static let methodNotAllowed = TokenError.Code("method_not_allowed", .rejected)
     /// The request body is over 64 KiB (413 `RequestTooLarge`).
     public static let requestTooLarge = TokenError.Code("request_too_large", .rejected)
+    /// `confirm/call` or `reset/call` of an app without a `custom-function` provider, whose URL
+    /// and secret they use (400 `BadRequest`).
+    public static let functionNotConfigured = TokenError.Code("function_not_configured", .rejected)
 
     /// Every code the AuthServer module mints.
     public static let authServerCodes: [TokenError.Code] = [
         .badRequest, .missingParameter, .invalidParameter, .invalidSession, .authFailed, .appNotFound,
-        .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge,
+        .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge, .functionNotConfigured,
     ]  // `too_many_requests` is the Sessions module's (its throttle and password hasher mint it)
 }
 
@@ -40,14 +43,14 @@ struct ErrorMapping: Sendable, Hashable {
     static let byCode: [String: ErrorMapping] = {
         var t: [String: ErrorMapping] = [:]
         func put(_ codes: [TokenError.Code], _ status: Int, _ name: String) { for c in codes { t[c.rawValue] = ErrorMapping(status: status, name: name) } }
-        put([.badRequest, .malformed], 400, "BadRequest")
+        put([.badRequest, .malformed, .functionNotConfigured], 400, "BadRequest")
         put([.missingParameter], 400, "MissingParameter")
         put([.invalidParameter, .invalidInput, .invalidEmail], 400, "InvalidParameter")
         put([.invalidPassword], 400, "InvalidPassword")
         put([.userpassTokenInvalid], 400, "UserpassTokenInvalid")
         put([.invalidSession, .sessionRevoked, .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken],
             401, "InvalidSession")
-        put([.authFailed, .loginFailed, .emailNotConfirmed], 401, "AuthError")
+        put([.authFailed, .loginFailed, .emailNotConfirmed, .customFunctionRefused], 401, "AuthError")
         put([.userDisabled], 403, "UserDisabled")
         put([.appNotFound], 404, "AppNotFound")
         put([.providerNotFound], 404, "AuthProviderNotFound")

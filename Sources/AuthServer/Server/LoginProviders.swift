@@ -64,6 +64,7 @@ struct LoginProviders: Sendable {
             case .customFunction(let f):
                 var fc = CustomFunctionProvider.Configuration(url: f.url, secret: f.secret)
                 fc.providerName = name
+                fc.timeout = TimeInterval(f.timeout)
                 customFunction = try CustomFunctionProvider(configuration: fc, transport: transport)
             default: break
             }
