@@ -98,7 +98,7 @@ struct MiddlewareTests {
             let signIn = try await f.sessions.signIn(with: Identity(provider: "anon-user", subject: "device-1"), clientID: Self.app)
             let answer = try await call("\(f.base)/api/me", headers: Self.bearer(signIn.tokens.accessToken))
             #expect(answer.status == 200)
-            #expect(answer.body == "\(signIn.userID)|\(signIn.tokens.familyID)|\(Self.app)|")
+            #expect(answer.body == "\(signIn.userID)|\(signIn.tokens.sessionID)|\(Self.app)|")
         }
     }
 
@@ -215,7 +215,7 @@ struct MiddlewareTests {
             try await transport.shutdown()
             try await store.close()
             #expect(answer.status == 200)
-            #expect(answer.body == "user \(signIn.userID) in session \(signIn.tokens.familyID) of myapp-abcde")
+            #expect(answer.body == "user \(signIn.userID) in session \(signIn.tokens.sessionID) of myapp-abcde")
         }
 
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8).components(separatedBy: "\n")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Browser test of the hosted confirm and reset pages (SERVER.md, "Email/password accounts").
+"""Browser test of the hosted confirm and reset pages (docs/accounts.md, "The pages").
 
 Starts `tokentool serve` on 127.0.0.1 port 0 with a throwaway config whose mail goes to a
 webhook served here, registers an account over the API, opens the mailed links in headless

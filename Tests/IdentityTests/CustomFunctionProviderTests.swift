@@ -4,7 +4,7 @@ import JOSE
 import ProviderStandIn
 import Testing
 
-/// The custom-function login against a stand-in function on 127.0.0.1 (SERVER.md "custom-function").
+/// The custom-function login against a stand-in function on 127.0.0.1 (docs/identity.md, `custom-function`).
 @Suite struct CustomFunctionProviderTests {
     static func withFunction(timeout: TimeInterval = 10,
                              _ body: (CustomFunctionProvider, FunctionStandIn, AsyncHTTPClientTransport) async throws -> Void) async throws {

@@ -104,7 +104,7 @@ import Testing
         send(signIn.tokens.jsonObject)                                   // refresh token: shown this once
         let next = try await sessions.refresh(presentedRefreshToken)      // rotates
         send(next.jsonObject)
-        try await sessions.revoke(next.refreshToken)                      // logout: the whole family
+        try await sessions.revoke(next.refreshToken)                      // logout: the whole session
         try await sessions.deleteUser(id: userID)                         // identities and sessions go too
         // docs/sessions.md end
     }

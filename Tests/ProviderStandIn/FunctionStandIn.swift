@@ -1,7 +1,7 @@
 import Foundation
 import JOSE
 
-/// A stand-in for an app's custom-function endpoint (SERVER.md "custom-function") on 127.0.0.1.
+/// A stand-in for an app's custom-function endpoint (docs/identity.md, `custom-function`) on 127.0.0.1.
 ///
 /// It checks `X-TokenTool-Signature` as the app's function would (HMAC-SHA256 under the shared
 /// secret over `"<t>.<body>"`, `t` within 5 minutes) and answers by the payload's `"user"`:

@@ -2,7 +2,7 @@ public import Foundation
 import JOSE
 public import Sessions   // RateLimit
 
-/// The server's configuration file (SERVER.md, "The config file"), parsed strictly: unknown
+/// The server's configuration file (docs/server.md, "The config"), parsed strictly: unknown
 /// members are an error naming their JSON path, durations and rates are parsed, relative paths
 /// are resolved against the config file's folder.
 public struct ServerConfig: Sendable {
@@ -23,7 +23,7 @@ public struct ServerConfig: Sendable {
     /// The folder relative paths were resolved against.
     public var directory: String
 
-    /// Limits (SERVER.md `limits`).
+    /// The config's `limits`: rates per client address, account and recipient (docs/accounts.md, "Throttling").
     public struct Limits: Sendable, Hashable {
         public var loginPerAddress = RateLimit(count: 300, window: 300)
         public var failedLoginPerAccount = RateLimit(count: 10, window: 900)

@@ -39,7 +39,7 @@ struct ErrorMapping: Sendable, Hashable {
     var status: Int
     var name: String
 
-    /// The table of SERVER.md "Errors", keyed by code.
+    /// The status and `error_code` table of docs/errors.md ("Server codes"), keyed by code.
     static let byCode: [String: ErrorMapping] = {
         var t: [String: ErrorMapping] = [:]
         func put(_ codes: [TokenError.Code], _ status: Int, _ name: String) { for c in codes { t[c.rawValue] = ErrorMapping(status: status, name: name) } }

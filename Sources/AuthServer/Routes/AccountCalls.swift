@@ -16,7 +16,7 @@ extension AuthServer {
             let (accounts, function) = try self.userpassFunction(context)
             let body = try await RequestJSON.read(request, context: context)
             let email = try body.string("email", maxBytes: 1024)
-            // SERVER.md's body has a password; Realm clients send none. Bounded, never used.
+            // The contract's body has a password; Realm clients send none. Bounded, never used.
             _ = try body.optionalString("password", maxBytes: 4096)
             try await self.throttle("call:" + PasswordRule.emailKey(email), self.config.limits.mailPerAddress, context)
             let outcome = try await accounts.manager.confirmThroughFunction(email: email) { token in

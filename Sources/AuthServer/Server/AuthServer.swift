@@ -10,7 +10,7 @@ import SessionStorePostgres
 import SessionStoreSQLite
 public import Sessions
 
-/// The sign-in server of SERVER.md on Hummingbird: one store and key ring, one
+/// The sign-in server (the App Services client protocol and OAuth 2.0, docs/server.md) on Hummingbird: one store and key ring, one
 /// ``SessionManager`` per app, the App Services and OAuth routes.
 ///
 /// ```swift

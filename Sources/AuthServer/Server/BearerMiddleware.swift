@@ -50,15 +50,15 @@ struct BearerMiddleware: RouterMiddleware {
     }
 
     private func refresh(_ token: String) async throws -> AuthenticatedSession {
-        guard let first = server.apps.values.first, let family = try await first.sessions.family(ofRefreshToken: token),
-              let app = server.apps[family.clientID] else {
+        guard let first = server.apps.values.first, let session = try await first.sessions.session(ofRefreshToken: token),
+              let app = server.apps[session.clientID] else {
             throw TokenError(.invalidSession, "the refresh token is not one this server issued")
         }
-        guard family.isLive(at: Int64(Date().timeIntervalSince1970)) else {
+        guard session.isLive(at: Int64(Date().timeIntervalSince1970)) else {
             throw TokenError(.invalidSession, "the session of this refresh token has ended")
         }
-        guard try await app.sessions.user(id: family.userID) != nil else { throw TokenError(.invalidSession, "the user of this token is gone") }
-        return AuthenticatedSession(kind: .refresh, app: family.clientID, userID: family.userID, sessionID: family.id, refreshToken: token)
+        guard try await app.sessions.user(id: session.userID) != nil else { throw TokenError(.invalidSession, "the user of this token is gone") }
+        return AuthenticatedSession(kind: .refresh, app: session.clientID, userID: session.userID, sessionID: session.id, refreshToken: token)
     }
 
     /// The `aud` (first, or only) of a JWT's payload, unverified: only used to pick a verifier.

@@ -3,7 +3,7 @@ import Identity
 import JOSE
 
 /// Email/password accounts: registration, confirmation, password reset and sign-in, with the
-/// rules of SERVER.md ("Email/password accounts"). Routes call this; it decides everything.
+/// rules of docs/accounts.md. Routes call this; it decides everything.
 ///
 /// Answers never tell whether an email is registered: ``register(email:password:)`` of a taken
 /// address succeeds as for a new one (the caller mails the owner a notice instead), a token is
@@ -161,8 +161,8 @@ public struct AccountManager: Sendable {
               try await tx.updatePasswordHash(userID: userID, hash: hash, expected: nil)
         else { throw TokenError(.userNotFound, "no account for that user") }
         _ = try await tx.confirmAccount(userID: userID, at: now)
-        for family in try await tx.families(userID: userID) where family.revokedAt == nil {
-            _ = try await tx.revokeFamily(id: family.id, at: now, reason: "password_reset")
+        for session in try await tx.sessions(userID: userID) where session.revokedAt == nil {
+            _ = try await tx.revokeSession(id: session.id, at: now, reason: "password_reset")
         }
         account.passwordHash = hash
         account.confirmedAt = account.confirmedAt ?? now

@@ -25,7 +25,7 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .customLong("access-ttl"), help: ArgumentHelp("Access-token lifetime.", valueName: "SECONDS"))
     var accessTTL: Int64 = 1800
 
-    @Option(name: .customLong("refresh-ttl"), help: ArgumentHelp("Absolute lifetime of a session (refresh-token family).", valueName: "SECONDS"))
+    @Option(name: .customLong("refresh-ttl"), help: ArgumentHelp("Absolute lifetime of a session.", valueName: "SECONDS"))
     var refreshTTL: Int64 = 60 * 86_400
 
     @Option(name: .customLong("idle-ttl"), help: ArgumentHelp("A session dies after this long unused.", valueName: "SECONDS"))

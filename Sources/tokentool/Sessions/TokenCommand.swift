@@ -109,10 +109,10 @@ struct TokenCommand: AsyncParsableCommand {
             try await reportingErrors(json: json) {
                 let counts = try await store.withSessions { try await $0.purge() }
                 if json {
-                    printJSON(.object(["families": .int(Int64(counts.families)), "refresh_tokens": .int(Int64(counts.refreshTokens)),
+                    printJSON(.object(["sessions": .int(Int64(counts.sessions)), "refresh_tokens": .int(Int64(counts.refreshTokens)),
                                        "signing_keys": .int(Int64(counts.signingKeys)), "spent_successors": .int(Int64(counts.spentSuccessors))]))
                 } else {
-                    print("purged \(counts.families) sessions, \(counts.refreshTokens) refresh tokens, \(counts.signingKeys) signing keys; erased \(counts.spentSuccessors) spent tokens' successors")
+                    print("purged \(counts.sessions) sessions, \(counts.refreshTokens) refresh tokens, \(counts.signingKeys) signing keys; erased \(counts.spentSuccessors) spent tokens' successors")
                 }
             }
         }
@@ -125,7 +125,7 @@ func printPair(_ pair: TokenPair, json: Bool) {
         printJSON(.object(pair.jsonObject))
     } else {
         print("user_id: \(pair.userID)")
-        print("session: \(pair.familyID)")
+        print("session: \(pair.sessionID)")
         print("access_token: \(pair.accessToken)")
         print("refresh_token: \(pair.refreshToken)")
         print("token_type: \(pair.tokenType)")

@@ -60,7 +60,7 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors(json: json) {
-                let (identities, families) = try await store.withSessions { s -> ([IdentityRecord], [FamilyRecord]) in
+                let (identities, sessions) = try await store.withSessions { s -> ([IdentityRecord], [SessionRecord]) in
                     guard try await s.user(id: userID) != nil else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
                     return (try await s.identities(of: userID), try await s.sessions(of: userID))
                 }
@@ -71,7 +71,7 @@ struct UserCommand: AsyncParsableCommand {
                         "identities": .array(identities.map { .object(["provider": .string($0.provider), "subject": .string($0.subject),
                                                                      "issuer": $0.issuer.isEmpty ? .null : .string($0.issuer),
                                                                      "email": $0.email.map(JSONValue.string) ?? .null]) }),
-                        "sessions": .array(families.map { f in .object([
+                        "sessions": .array(sessions.map { f in .object([
                             "sid": .string(f.id), "client_id": .string(f.clientID), "created_at": .int(f.createdAt),
                             "expires_at": .int(min(f.expiresAt, f.idleExpiresAt)), "live": .bool(f.isLive(at: Int64(now))),
                             "revoked_reason": f.revokeReason.map(JSONValue.string) ?? .null]) }),
@@ -79,7 +79,7 @@ struct UserCommand: AsyncParsableCommand {
                 } else {
                     print("user \(userID)")
                     for i in identities { print("  identity \(i.provider)\(i.issuer.isEmpty ? "" : " (\(i.issuer))") \(i.subject)\(i.email.map { " <\($0)>" } ?? "")") }
-                    for f in families {
+                    for f in sessions {
                         let state = f.revokedAt != nil ? "revoked (\(f.revokeReason ?? "?"))" : (f.isLive(at: Int64(now)) ? "live" : "expired")
                         print("  session \(f.id) \(f.clientID) \(state), ends \(UTCTime.format(Double(min(f.expiresAt, f.idleExpiresAt))))")
                     }
