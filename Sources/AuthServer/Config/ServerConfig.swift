@@ -15,6 +15,12 @@ public struct ServerConfig: Sendable {
     public var limits: Limits
     /// A header naming the client address (behind a proxy); `nil` = the socket's peer.
     public var trustedProxyHeader: String?
+    /// Requests handled at once (`max_in_flight`); one more is answered 503 `ServiceUnavailable` with
+    /// `Retry-After: 1` at once instead of queueing behind them (`/healthz` and `/metrics` are exempt).
+    public var maxInFlight: Int = ServerConfig.defaultMaxInFlight
+    /// `max_in_flight` when the config has none: about a quarter of a second of logins on one instance of
+    /// docs/performance.md's machine, so that twice its capacity is shed rather than queued.
+    public static let defaultMaxInFlight = 64
     /// Apps by id.
     public var apps: [String: AppConfig]
     public var providerURLs: ProviderURLs
@@ -92,6 +98,7 @@ public struct ServerConfig: Sendable {
             try l.finish()
         }
         config.trustedProxyHeader = try top.string("trusted_proxy_header")
+        config.maxInFlight = Int(try top.int("max_in_flight", range: 1...100_000) ?? Int64(defaultMaxInFlight))
         if var p = try top.object("provider_urls") {
             config.providerURLs.google = try p.url("google") ?? config.providerURLs.google
             config.providerURLs.googleJWKS = try p.url("google_jwks") ?? config.providerURLs.googleJWKS

@@ -26,11 +26,13 @@ extension TokenError.Code {
     /// `confirm/call` or `reset/call` of an app without a `custom-function` provider, whose URL
     /// and secret they use (400 `BadRequest`).
     public static let functionNotConfigured = TokenError.Code("function_not_configured", .rejected)
+    /// The server is handling `max_in_flight` requests already (503 `ServiceUnavailable`, `Retry-After: 1`).
+    public static let serverBusy = TokenError.Code("server_busy", .infrastructure)
 
     /// Every code the AuthServer module mints.
     public static let authServerCodes: [TokenError.Code] = [
         .badRequest, .missingParameter, .invalidParameter, .invalidSession, .authFailed, .appNotFound,
-        .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge, .functionNotConfigured,
+        .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge, .functionNotConfigured, .serverBusy,
     ]  // `too_many_requests` is the Sessions module's (its throttle and password hasher mint it)
 }
 
@@ -63,7 +65,7 @@ struct ErrorMapping: Sendable, Hashable {
         put([.requestTooLarge], 413, "RequestTooLarge")
         put([.tooManyRequests], 429, "TooManyRequests")
         put([.customFunctionFailed], 502, "FunctionExecutionError")
-        put([.storeUnavailable, .providerUnavailable], 503, "ServiceUnavailable")
+        put([.storeUnavailable, .providerUnavailable, .serverBusy], 503, "ServiceUnavailable")
         put([.internalError], 500, "InternalServerError")
         return t
     }()
