@@ -25,7 +25,7 @@ STATIC_CXX := $(CURDIR)/.build-static-cxx
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie \
 	-Xlinker --no-export-dynamic -Xlinker -L$(STATIC_CXX)
 
-.PHONY: deps build release release-smoke demo test bench fuzz fuzz-smoke check-memory browser-test
+.PHONY: deps build release release-smoke demo test bench bench-server fuzz fuzz-smoke check-memory browser-test format
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -73,6 +73,16 @@ bench: deps $(STATIC_CXX)
 	TOKENTOOL_CORE_ONLY=1 $(SWIFT) build $(RELEASE_FLAGS) --product tokentool
 	.build/release/tokentool bench
 
+# tokentool serve under wrk on loopback, each row beside its floor from the same run (scripts/bench-server.sh,
+# docs/performance.md "The server"): SQLite and a throwaway PostgreSQL, 1 and 2 instances; the table on stdout.
+# BENCH_SERVER_ARGS passes options: --quick, --repeat 3, --overload, --soak 600, --seconds S, --connections C.
+bench-server: deps $(STATIC_CXX)
+	@command -v wrk >/dev/null || { echo "installing: wrk"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+	@scripts/ensure-postgres.sh
+	$(SWIFT) build $(RELEASE_FLAGS) --product tokentool
+	$(SWIFT) build $(RELEASE_FLAGS) --product bench-floor
+	scripts/bench-server.sh $(BENCH_SERVER_ARGS)
+
 # libFuzzer over the JOSE module (scripts/fuzz.sh; crashes land in fuzz-out/). FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 600
 fuzz: deps
@@ -95,3 +105,7 @@ browser-test: deps
 	bin=$$($(SWIFT) build --sanitize=address --scratch-path .build-asan --show-bin-path)/tokentool; \
 	[ -x "$$bin" ] || $(SWIFT) build --sanitize=address --scratch-path .build-asan --product tokentool; \
 	ASAN_OPTIONS=detect_leaks=0 python3 Tests/Browser/pages_test.py "$$bin" browser-out
+
+# Applies .swift-format to Sources/, Tests/ and Package.swift (`scripts/format.sh --check` only reports).
+format:
+	SWIFT=$(SWIFT) scripts/format.sh

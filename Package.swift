@@ -110,6 +110,18 @@ if coreOnly {
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict + [.define("TOKENTOOL_FULL")]),
+        // `bench-floor`: the bare Hummingbird route and the middleware behind the server's JWKS, the floors
+        // of `make bench-server` (scripts/bench-server.sh); built in release for benchmarks only.
+        .executableTarget(
+            name: "bench-floor",
+            dependencies: [
+                "AuthMiddleware", "Identity",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         // A stand-in identity provider (JWKS, token endpoints, Graph) on 127.0.0.1 for tests and docs.
         .target(
             name: "ProviderStandIn",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory errors and leaks (issue 6): `make check-memory`. Must report nothing.
+# Memory errors and leaks: `make check-memory`. Must report nothing.
 #
 #   scripts/check-memory.sh [all|asan|lsan-cli|valgrind]        (default: all)
 #

@@ -1,6 +1,6 @@
 # Sourced by scripts/demo.sh: `demo_sessions [BIN]` shows the session flow on the embedded
 # SQLite store: issue a token pair, refresh it, present the spent refresh token again and
-# watch the whole family get revoked.
+# watch the whole session get revoked.
 
 demo_sessions() {
     local bin=${1:-${BIN:-.build/debug/tokentool}}
@@ -38,9 +38,9 @@ demo_sessions() {
     echo "→ exit $status"
 
     echo
-    echo "\$ tokentool token refresh --store demo.sqlite <refresh token 2>    # the whole family is revoked"
+    echo "\$ tokentool token refresh --store demo.sqlite <refresh token 2>    # the whole session is revoked"
     if "$bin" token refresh --store "$store" "$rt2" >/dev/null; then
-        echo "unexpected: the revoked family still refreshes" >&2; rm -rf "$dir"; return 1
+        echo "unexpected: the revoked session still refreshes" >&2; rm -rf "$dir"; return 1
     else
         status=$?
     fi

@@ -29,7 +29,7 @@ public struct AuthenticatedRequestContext: AccessTokenRequestContext {
 public struct VerifiedAccess: Sendable, Hashable {
     /// `sub`: the user id.
     public var userID: String { claims.subject }
-    /// `sid`: the session (refresh-token family) the token was issued in, when it names one.
+    /// `sid`: the session the token was issued in, when it names one.
     public var sessionID: String? { claims.sessionID }
     /// `client_id`: the app the token was issued to.
     public var clientID: String { claims.clientID }

@@ -95,6 +95,7 @@ enum PostgresMigrations {
             """,
         ]),
         accounts,
+        renameFamiliesToSessions,
     ]
 }
 
@@ -129,5 +130,19 @@ extension PostgresMigrations {
         """,
         "CREATE INDEX throttle_events_key ON throttle_events(key, at)",
         "CREATE INDEX throttle_events_expiry ON throttle_events(expires_at)",
+    ])
+}
+
+extension PostgresMigrations {
+    /// Step 7: "session" is the one word for a sign-in on a device (older schemas said family).
+    /// Renames keep every row; the key, foreign-key and index names follow the table's.
+    static let renameFamiliesToSessions = SchemaMigration(version: 7, name: "rename_families_to_sessions", statements: [
+        "ALTER TABLE families RENAME TO sessions",
+        "ALTER TABLE refresh_tokens RENAME COLUMN family_id TO session_id",
+        "ALTER INDEX families_pkey RENAME TO sessions_pkey",
+        "ALTER TABLE sessions RENAME CONSTRAINT families_user_id_fkey TO sessions_user_id_fkey",
+        "ALTER TABLE refresh_tokens RENAME CONSTRAINT refresh_tokens_family_id_fkey TO refresh_tokens_session_id_fkey",
+        "ALTER INDEX families_user RENAME TO sessions_user",
+        "ALTER INDEX refresh_tokens_family RENAME TO refresh_tokens_session",
     ])
 }

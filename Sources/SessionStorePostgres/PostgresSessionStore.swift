@@ -7,7 +7,7 @@ import Synchronization
 
 /// The session store for several server instances sharing one PostgreSQL database.
 ///
-/// Rotation relies on row locks: a transaction locks the family row (`SELECT … FOR UPDATE`)
+/// Rotation relies on row locks: a transaction locks the session row (`SELECT … FOR UPDATE`)
 /// before the conditional update of the refresh token, so concurrent refreshes of one token,
 /// from any instance, queue on that row and exactly one of them spends it. Transactions run at
 /// READ COMMITTED; deadlocks and serialization failures are retried.

@@ -17,7 +17,7 @@ extension PostgresTransaction {
             WHERE u.created_at < \(before)
               AND EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.provider = \(provider))
               AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.provider <> \(provider))
-              AND NOT EXISTS (SELECT 1 FROM families f WHERE f.user_id = u.id AND f.last_used_at >= \(before))
+              AND NOT EXISTS (SELECT 1 FROM sessions f WHERE f.user_id = u.id AND f.last_used_at >= \(before))
             ORDER BY u.created_at LIMIT \(Int64(limit))
             """).map { try $0.decode(String.self) }
     }

@@ -26,10 +26,10 @@ struct PostgresTransaction: SessionStoreTransaction {
     }
 
     func deleteUser(id: String) async throws -> Bool {
-        // Lock the user's families first, in the order rotations lock them (family, then token).
-        _ = try await q("SELECT id FROM families WHERE user_id = \(id) ORDER BY id FOR UPDATE")
-        _ = try await q("DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM families WHERE user_id = \(id))")
-        _ = try await q("DELETE FROM families WHERE user_id = \(id)")
+        // Lock the user's sessions first, in the order rotations lock them (session, then token).
+        _ = try await q("SELECT id FROM sessions WHERE user_id = \(id) ORDER BY id FOR UPDATE")
+        _ = try await q("DELETE FROM refresh_tokens WHERE session_id IN (SELECT id FROM sessions WHERE user_id = \(id))")
+        _ = try await q("DELETE FROM sessions WHERE user_id = \(id)")
         _ = try await q("DELETE FROM identities WHERE user_id = \(id)")
         _ = try await q("DELETE FROM api_keys WHERE user_id = \(id)")
         return try await !q("DELETE FROM users WHERE id = \(id) RETURNING id").isEmpty
@@ -64,59 +64,59 @@ struct PostgresTransaction: SessionStoreTransaction {
             """).map(Self.identity)
     }
 
-    // MARK: families and refresh tokens
+    // MARK: sessions and refresh tokens
 
-    func insertFamily(_ f: FamilyRecord) async throws {
+    func insertSession(_ f: SessionRecord) async throws {
         _ = try await q("""
-            INSERT INTO families (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device)
+            INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device)
             VALUES (\(f.id), \(f.userID), \(f.clientID), \(f.createdAt), \(f.expiresAt), \(f.idleExpiresAt), \(f.lastUsedAt),
                     \(f.revokedAt), \(f.revokeReason), \(f.device))
             """)
     }
 
-    private static func family(_ r: PostgresRow) throws -> FamilyRecord {
+    private static func sessionRecord(_ r: PostgresRow) throws -> SessionRecord {
         let (id, userID, clientID, created, expires, idle, lastUsed, revokedAt, reason, device) =
             try r.decode((String, String, String, Int64, Int64, Int64, Int64, Int64?, String?, String?).self)
-        return FamilyRecord(id: id, userID: userID, clientID: clientID, createdAt: created, expiresAt: expires, idleExpiresAt: idle,
+        return SessionRecord(id: id, userID: userID, clientID: clientID, createdAt: created, expiresAt: expires, idleExpiresAt: idle,
                             lastUsedAt: lastUsed, revokedAt: revokedAt, revokeReason: reason, device: device)
     }
 
-    func family(id: String, forUpdate: Bool) async throws -> FamilyRecord? {
+    func session(id: String, forUpdate: Bool) async throws -> SessionRecord? {
         let lock = forUpdate ? " FOR UPDATE" : ""
         return try await q("""
             SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device
-            FROM families WHERE id = \(id)\(unescaped: lock)
-            """).first.map(Self.family)
+            FROM sessions WHERE id = \(id)\(unescaped: lock)
+            """).first.map(Self.sessionRecord)
     }
 
-    func families(userID: String) async throws -> [FamilyRecord] {
+    func sessions(userID: String) async throws -> [SessionRecord] {
         try await q("""
             SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device
-            FROM families WHERE user_id = \(userID) ORDER BY created_at, id
-            """).map(Self.family)
+            FROM sessions WHERE user_id = \(userID) ORDER BY created_at, id
+            """).map(Self.sessionRecord)
     }
 
-    func revokeFamily(id: String, at time: Int64, reason: String) async throws -> Bool {
-        try await !q("UPDATE families SET revoked_at = \(time), revoke_reason = \(reason) WHERE id = \(id) AND revoked_at IS NULL RETURNING id").isEmpty
+    func revokeSession(id: String, at time: Int64, reason: String) async throws -> Bool {
+        try await !q("UPDATE sessions SET revoked_at = \(time), revoke_reason = \(reason) WHERE id = \(id) AND revoked_at IS NULL RETURNING id").isEmpty
     }
 
-    func touchFamily(id: String, lastUsedAt: Int64, idleExpiresAt: Int64) async throws {
-        _ = try await q("UPDATE families SET last_used_at = \(lastUsedAt), idle_expires_at = \(idleExpiresAt) WHERE id = \(id)")
+    func touchSession(id: String, lastUsedAt: Int64, idleExpiresAt: Int64) async throws {
+        _ = try await q("UPDATE sessions SET last_used_at = \(lastUsedAt), idle_expires_at = \(idleExpiresAt) WHERE id = \(id)")
     }
 
     func insertRefreshToken(_ t: RefreshTokenRecord) async throws {
         _ = try await q("""
-            INSERT INTO refresh_tokens (hash, family_id, parent_hash, created_at, used_at, successor_hash, sealed_successor)
-            VALUES (\(t.hash), \(t.familyID), \(t.parentHash), \(t.createdAt), \(t.usedAt), \(t.successorHash), \(t.sealedSuccessor))
+            INSERT INTO refresh_tokens (hash, session_id, parent_hash, created_at, used_at, successor_hash, sealed_successor)
+            VALUES (\(t.hash), \(t.sessionID), \(t.parentHash), \(t.createdAt), \(t.usedAt), \(t.successorHash), \(t.sealedSuccessor))
             """)
     }
 
     func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
         try await q("""
-            SELECT hash, family_id, parent_hash, created_at, used_at, successor_hash, sealed_successor FROM refresh_tokens WHERE hash = \(hash)
+            SELECT hash, session_id, parent_hash, created_at, used_at, successor_hash, sealed_successor FROM refresh_tokens WHERE hash = \(hash)
             """).first.map {
-            let (hash, family, parent, created, used, successor, sealed) = try $0.decode((String, String, String?, Int64, Int64?, String?, String?).self)
-            return RefreshTokenRecord(hash: hash, familyID: family, parentHash: parent, createdAt: created, usedAt: used,
+            let (hash, session, parent, created, used, successor, sealed) = try $0.decode((String, String, String?, Int64, Int64?, String?, String?).self)
+            return RefreshTokenRecord(hash: hash, sessionID: session, parentHash: parent, createdAt: created, usedAt: used,
                                       successorHash: successor, sealedSuccessor: sealed)
         }
     }
@@ -132,14 +132,14 @@ struct PostgresTransaction: SessionStoreTransaction {
 
     func purge(now: Int64) async throws -> PurgeCounts {
         let tokens = try await q("""
-            DELETE FROM refresh_tokens WHERE family_id IN
-              (SELECT id FROM families WHERE revoked_at IS NOT NULL OR expires_at <= \(now) OR idle_expires_at <= \(now)) RETURNING hash
+            DELETE FROM refresh_tokens WHERE session_id IN
+              (SELECT id FROM sessions WHERE revoked_at IS NOT NULL OR expires_at <= \(now) OR idle_expires_at <= \(now)) RETURNING hash
             """).count
-        let families = try await q("""
-            DELETE FROM families WHERE revoked_at IS NOT NULL OR expires_at <= \(now) OR idle_expires_at <= \(now) RETURNING id
+        let sessions = try await q("""
+            DELETE FROM sessions WHERE revoked_at IS NOT NULL OR expires_at <= \(now) OR idle_expires_at <= \(now) RETURNING id
             """).count
         let keys = try await q("DELETE FROM signing_keys WHERE retired_at IS NOT NULL AND publish_until <= \(now) RETURNING kid").count
-        return PurgeCounts(families: families, refreshTokens: tokens, signingKeys: keys)
+        return PurgeCounts(sessions: sessions, refreshTokens: tokens, signingKeys: keys)
     }
 
     func clearSpentSuccessors(usedBefore time: Int64) async throws -> Int {

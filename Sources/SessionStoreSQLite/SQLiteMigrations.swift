@@ -111,6 +111,7 @@ enum SQLiteMigrations {
             """,
         ]),
         accounts,
+        renameFamiliesToSessions,
     ]
 }
 
@@ -145,5 +146,20 @@ extension SQLiteMigrations {
         """,
         "CREATE INDEX throttle_events_key ON throttle_events(key, at)",
         "CREATE INDEX throttle_events_expiry ON throttle_events(expires_at)",
+    ])
+}
+
+extension SQLiteMigrations {
+    /// Step 7: "session" is the one word for a sign-in on a device (older schemas said family).
+    /// Renames keep every row.
+    static let renameFamiliesToSessions = SchemaMigration(version: 7, name: "rename_families_to_sessions", statements: [
+        // SQLite (3.26+) rewrites the foreign key and the indexes that name the renamed table
+        // and column; an index cannot be renamed, so the two whose names said family are rebuilt.
+        "ALTER TABLE families RENAME TO sessions",
+        "ALTER TABLE refresh_tokens RENAME COLUMN family_id TO session_id",
+        "DROP INDEX families_user",
+        "CREATE INDEX sessions_user ON sessions(user_id)",
+        "DROP INDEX refresh_tokens_family",
+        "CREATE INDEX refresh_tokens_session ON refresh_tokens(session_id)",
     ])
 }

@@ -18,7 +18,7 @@ extension SQLiteTransaction {
             WHERE u.created_at < ?
               AND EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.provider = ?)
               AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.provider <> ?)
-              AND NOT EXISTS (SELECT 1 FROM families f WHERE f.user_id = u.id AND f.last_used_at >= ?)
+              AND NOT EXISTS (SELECT 1 FROM sessions f WHERE f.user_id = u.id AND f.last_used_at >= ?)
             ORDER BY u.created_at LIMIT ?
             """, [.int(before), .text(provider), .text(provider), .int(before), .int(Int64(limit))]).map { $0.string("id") }
     }

@@ -23,8 +23,8 @@ struct SQLiteTransaction: SessionStoreTransaction {
     }
 
     func deleteUser(id: String) async throws -> Bool {
-        _ = try await q("DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM families WHERE user_id = ?)", [.text(id)])
-        _ = try await q("DELETE FROM families WHERE user_id = ?", [.text(id)])
+        _ = try await q("DELETE FROM refresh_tokens WHERE session_id IN (SELECT id FROM sessions WHERE user_id = ?)", [.text(id)])
+        _ = try await q("DELETE FROM sessions WHERE user_id = ?", [.text(id)])
         _ = try await q("DELETE FROM identities WHERE user_id = ?", [.text(id)])
         _ = try await q("DELETE FROM api_keys WHERE user_id = ?", [.text(id)])
         return try await !q("DELETE FROM users WHERE id = ? RETURNING id", [.text(id)]).isEmpty
@@ -57,57 +57,57 @@ struct SQLiteTransaction: SessionStoreTransaction {
                     [.text(userID)]).map(Self.identity)
     }
 
-    // MARK: families and refresh tokens
+    // MARK: sessions and refresh tokens
 
-    func insertFamily(_ f: FamilyRecord) async throws {
+    func insertSession(_ f: SessionRecord) async throws {
         _ = try await q("""
-            INSERT INTO families (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device)
+            INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(f.id), .text(f.userID), .text(f.clientID), .int(f.createdAt), .int(f.expiresAt), .int(f.idleExpiresAt),
                   .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason), .opt(f.device)])
     }
 
-    private static let familyColumns = "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device"
+    private static let sessionColumns = "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device"
 
-    private static func family(_ r: SQLiteRow) -> FamilyRecord {
+    private static func sessionRecord(_ r: SQLiteRow) -> SessionRecord {
         let expires = r.int("expires_at")
-        return FamilyRecord(id: r.string("id"), userID: r.string("user_id"), clientID: r.string("client_id"),
+        return SessionRecord(id: r.string("id"), userID: r.string("user_id"), clientID: r.string("client_id"),
                             createdAt: r.int("created_at"), expiresAt: expires, idleExpiresAt: r.optInt("idle_expires_at") ?? expires,
                             lastUsedAt: r.int("last_used_at"), revokedAt: r.optInt("revoked_at"), revokeReason: r.optString("revoke_reason"),
                             device: r.optString("device"))
     }
 
-    func family(id: String, forUpdate: Bool) async throws -> FamilyRecord? {
+    func session(id: String, forUpdate: Bool) async throws -> SessionRecord? {
         // BEGIN IMMEDIATE already holds the database's write lock: no row lock needed.
-        try await q("SELECT \(Self.familyColumns) FROM families WHERE id = ?", [.text(id)]).first.map(Self.family)
+        try await q("SELECT \(Self.sessionColumns) FROM sessions WHERE id = ?", [.text(id)]).first.map(Self.sessionRecord)
     }
 
-    func families(userID: String) async throws -> [FamilyRecord] {
-        try await q("SELECT \(Self.familyColumns) FROM families WHERE user_id = ? ORDER BY created_at, id", [.text(userID)]).map(Self.family)
+    func sessions(userID: String) async throws -> [SessionRecord] {
+        try await q("SELECT \(Self.sessionColumns) FROM sessions WHERE user_id = ? ORDER BY created_at, id", [.text(userID)]).map(Self.sessionRecord)
     }
 
-    func revokeFamily(id: String, at time: Int64, reason: String) async throws -> Bool {
-        try await !q("UPDATE families SET revoked_at = ?, revoke_reason = ? WHERE id = ? AND revoked_at IS NULL RETURNING id",
+    func revokeSession(id: String, at time: Int64, reason: String) async throws -> Bool {
+        try await !q("UPDATE sessions SET revoked_at = ?, revoke_reason = ? WHERE id = ? AND revoked_at IS NULL RETURNING id",
                      [.int(time), .text(reason), .text(id)]).isEmpty
     }
 
-    func touchFamily(id: String, lastUsedAt: Int64, idleExpiresAt: Int64) async throws {
-        _ = try await q("UPDATE families SET last_used_at = ?, idle_expires_at = ? WHERE id = ?", [.int(lastUsedAt), .int(idleExpiresAt), .text(id)])
+    func touchSession(id: String, lastUsedAt: Int64, idleExpiresAt: Int64) async throws {
+        _ = try await q("UPDATE sessions SET last_used_at = ?, idle_expires_at = ? WHERE id = ?", [.int(lastUsedAt), .int(idleExpiresAt), .text(id)])
     }
 
     func insertRefreshToken(_ t: RefreshTokenRecord) async throws {
         _ = try await q("""
-            INSERT INTO refresh_tokens (hash, family_id, parent_hash, created_at, used_at, successor_hash, sealed_successor)
+            INSERT INTO refresh_tokens (hash, session_id, parent_hash, created_at, used_at, successor_hash, sealed_successor)
             VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, [.text(t.hash), .text(t.familyID), .opt(t.parentHash), .int(t.createdAt), .opt(t.usedAt), .opt(t.successorHash),
+            """, [.text(t.hash), .text(t.sessionID), .opt(t.parentHash), .int(t.createdAt), .opt(t.usedAt), .opt(t.successorHash),
                   .opt(t.sealedSuccessor)])
     }
 
     func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
         try await q("""
-            SELECT hash, family_id, parent_hash, created_at, used_at, successor_hash, sealed_successor FROM refresh_tokens WHERE hash = ?
+            SELECT hash, session_id, parent_hash, created_at, used_at, successor_hash, sealed_successor FROM refresh_tokens WHERE hash = ?
             """, [.text(hash)]).first.map { r in
-            RefreshTokenRecord(hash: r.string("hash"), familyID: r.string("family_id"), parentHash: r.optString("parent_hash"),
+            RefreshTokenRecord(hash: r.string("hash"), sessionID: r.string("session_id"), parentHash: r.optString("parent_hash"),
                                createdAt: r.int("created_at"), usedAt: r.optInt("used_at"), successorHash: r.optString("successor_hash"),
                                sealedSuccessor: r.optString("sealed_successor"))
         }
@@ -122,11 +122,11 @@ struct SQLiteTransaction: SessionStoreTransaction {
 
     func purge(now: Int64) async throws -> PurgeCounts {
         let dead = "revoked_at IS NOT NULL OR expires_at <= ? OR COALESCE(idle_expires_at, expires_at) <= ?"
-        let tokens = try await q("DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM families WHERE \(dead)) RETURNING hash",
+        let tokens = try await q("DELETE FROM refresh_tokens WHERE session_id IN (SELECT id FROM sessions WHERE \(dead)) RETURNING hash",
                                  [.int(now), .int(now)]).count
-        let families = try await q("DELETE FROM families WHERE \(dead) RETURNING id", [.int(now), .int(now)]).count
+        let sessions = try await q("DELETE FROM sessions WHERE \(dead) RETURNING id", [.int(now), .int(now)]).count
         let keys = try await q("DELETE FROM signing_keys WHERE retired_at IS NOT NULL AND publish_until <= ? RETURNING kid", [.int(now)]).count
-        return PurgeCounts(families: families, refreshTokens: tokens, signingKeys: keys)
+        return PurgeCounts(sessions: sessions, refreshTokens: tokens, signingKeys: keys)
     }
 
     func clearSpentSuccessors(usedBefore time: Int64) async throws -> Int {

@@ -17,12 +17,12 @@ public struct SessionConfiguration: Sendable {
     public var defaultClientID: String
     /// Seconds an access token lives (RFC 9068 `exp - iat`). Default 30 minutes.
     public var accessTokenLifetime: Int64 = 30 * 60
-    /// Seconds a refresh-token family lives at most, from sign-in. Default 60 days.
+    /// Seconds a refresh-token session lives at most, from sign-in. Default 60 days.
     public var refreshAbsoluteLifetime: Int64 = 60 * 86_400
-    /// Seconds a family may go unused before it dies. Default 14 days.
+    /// Seconds a session may go unused before it dies. Default 14 days.
     public var refreshIdleLifetime: Int64 = 14 * 86_400
     /// Seconds after a rotation during which presenting the just-spent token again returns
-    /// the same successor instead of revoking the family. Default 10 seconds; 0 disables it.
+    /// the same successor instead of revoking the session. Default 10 seconds; 0 disables it.
     public var reuseGraceInterval: Int64 = 10
     /// The algorithm of new signing keys: ES256 (default), ES384, ES512, EdDSA, RS256, PS256.
     public var signingAlgorithm: JWSAlgorithm = .es256

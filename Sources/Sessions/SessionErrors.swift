@@ -2,15 +2,15 @@ public import JOSE
 
 extension TokenError.Code {
     /// A refresh token was presented again after it had been rotated (and outside the grace
-    /// interval, or not the newest spent token): the whole family is now revoked.
+    /// interval, or not the newest spent token): the whole session is now revoked.
     public static let refreshTokenReused = TokenError.Code("refresh_token_reused", .rejected)
-    /// The refresh token's family was revoked (logout, reuse, user action).
+    /// The refresh token's session was revoked (logout, reuse, user action).
     public static let refreshTokenRevoked = TokenError.Code("refresh_token_revoked", .rejected)
-    /// The refresh token's family is past its absolute or idle lifetime.
+    /// The refresh token's session is past its absolute or idle lifetime.
     public static let refreshTokenExpired = TokenError.Code("refresh_token_expired", .rejected)
-    /// The refresh token is not one this store issued (or its family was purged).
+    /// The refresh token is not one this store issued (or its session was purged).
     public static let invalidRefreshToken = TokenError.Code("invalid_refresh_token", .rejected)
-    /// An access token verified, but the session (family) it belongs to is revoked or gone.
+    /// An access token verified, but the session it belongs to is revoked or gone.
     public static let sessionRevoked = TokenError.Code("session_revoked", .rejected)
     /// The identity (provider, subject) already belongs to another user.
     public static let identityInUse = TokenError.Code("identity_in_use", .rejected)

@@ -4,7 +4,7 @@ import AuthServer
 import Foundation
 import JOSE
 
-/// `tokentool serve`: the sign-in server of SERVER.md.
+/// `tokentool serve`: the sign-in server (docs/server.md).
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",

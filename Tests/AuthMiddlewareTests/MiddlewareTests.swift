@@ -98,7 +98,7 @@ struct MiddlewareTests {
             let signIn = try await f.sessions.signIn(with: Identity(provider: "anon-user", subject: "device-1"), clientID: Self.app)
             let answer = try await call("\(f.base)/api/me", headers: Self.bearer(signIn.tokens.accessToken))
             #expect(answer.status == 200)
-            #expect(answer.body == "\(signIn.userID)|\(signIn.tokens.familyID)|\(Self.app)|")
+            #expect(answer.body == "\(signIn.userID)|\(signIn.tokens.sessionID)|\(Self.app)|")
         }
     }
 
@@ -204,7 +204,7 @@ struct MiddlewareTests {
             router.group("api")
                 .add(middleware: AccessTokenMiddleware(jwks: jwks, issuer: authServer, audience: "myapp-abcde"))
                 .get("me") { _, context -> String in
-                    let access = context.access!   // set by the middleware once the token verified
+                    let access = context.access!  // set by the middleware once the token verified
                     return "user \(access.userID) in session \(access.sessionID ?? "-") of \(access.clientID)"
                 }
             // docs/middleware.md end
@@ -215,18 +215,20 @@ struct MiddlewareTests {
             try await transport.shutdown()
             try await store.close()
             #expect(answer.status == 200)
-            #expect(answer.body == "user \(signIn.userID) in session \(signIn.tokens.familyID) of myapp-abcde")
+            #expect(answer.body == "user \(signIn.userID) in session \(signIn.tokens.sessionID) of myapp-abcde")
         }
 
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8).components(separatedBy: "\n")
         let begin = try #require(source.firstIndex { $0.hasSuffix("// docs/middleware.md begin") })
         let end = try #require(source.firstIndex { $0.hasSuffix("// docs/middleware.md end") })
-        let here = source[(begin + 1)..<end].map { $0.trimmingCharacters(in: .whitespaces) }
+        // Compared as DocsTests compares: trimmed, runs of spaces as one (a page may align its comments).
+        func normalized(_ line: String) -> String { line.split(separator: " ").joined(separator: " ") }
+        let here = source[(begin + 1)..<end].map(normalized)
         let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("docs/middleware.md")
         let text = try String(contentsOf: page, encoding: .utf8)
         let block = try #require(text.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "\n```").first)
-        #expect(Array(here) == block.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        #expect(Array(here) == block.components(separatedBy: "\n").map(normalized))
     }
 }
 

@@ -86,6 +86,8 @@ struct AccountRoutesTests {
             #expect(done.status == 200 && done.body.contains("Your password was changed"))
             let used = try await post(second, second)
             #expect(used.body.contains("This link was already used."))
+            let reopened = try await s.call(.GET, path)
+            #expect(reopened.status == 400 && reopened.body.contains("This link was already used.") && !reopened.body.contains("<form"))
             #expect(try await Self.mail(mailFile, 4).contains("Subject: Your password was changed"))
 
             let old = try await s.call(.POST, Self.prefix + "/login", body: login)

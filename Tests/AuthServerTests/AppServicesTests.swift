@@ -74,7 +74,7 @@ struct AppServicesTests {
             try await Task.sleep(for: .seconds(2.2))
             let reuse = try await s.call(.POST, Self.base + "/auth/session", bearer: first)
             #expect(reuse.status == 401 && reuse.errorCode == "InvalidSession")
-            // Reuse revoked the whole family: the successor is dead too.
+            // Reuse revoked the whole session: the successor is dead too.
             #expect(try await s.call(.POST, Self.base + "/auth/session", bearer: second).status == 401)
         }
     }

@@ -94,7 +94,7 @@ print(json.dumps(out))
             #expect(run.status == 0, "\(run.stderr)")
             let out = try #require(try JSONValue(parsing: run.stdout).objectValue)
 
-            // RFC 8414 as authlib checks it. Our one difference: SERVER.md's empty
+            // RFC 8414 as authlib checks it. Our one difference: an empty
             // response_types_supported (no authorization endpoint), which authlib reads as absent.
             #expect(out["metadata_problems"] == [#"response_types_supported: "response_types_supported" is required"#])
             #expect(out["openid_configuration_same"] == true)
@@ -103,7 +103,7 @@ print(json.dumps(out))
             let access = try #require(out["access_token"]?.objectValue)
             #expect(access["typ"] == "at+jwt" && access["kid"] == true)
             #expect(access["sub"] == .string(plain.userID) && access["aud"] == "myapp" && access["client_id"] == "myapp")
-            #expect(access["sid"] == .string(plain.tokens.familyID))
+            #expect(access["sid"] == .string(plain.tokens.sessionID))
             #expect(out["rotation"] == .object(["first_new": true, "second_new": true]))
 
             let introspected = try #require(out["introspect_access"]?.objectValue)

@@ -18,7 +18,7 @@ struct ConfigTests {
         } catch { return "\(error)" }
     }
 
-    @Test("defaults: store beside the config, 30m access tokens, rotation off, 10 s grace, SERVER.md's limits")
+    @Test("defaults: store beside the config, 30m access tokens, rotation off, 10 s grace, the documented limits")
     func defaults() throws {
         let c = try parse(#"{"public_url":"https://auth.example.com/","apps":{"a1":{}}}"#)
         #expect(c.publicURL == "https://auth.example.com")

@@ -3,7 +3,7 @@ import JOSE
 import ProviderStandIn
 import Testing
 
-/// SERVER.md "custom-function": the login over HTTP, with a stand-in function on 127.0.0.1.
+/// The `custom-function` login (docs/identity.md) over HTTP, with a stand-in function on 127.0.0.1.
 @Suite("custom-function login over HTTP", .serialized)
 struct CustomFunctionLoginTests {
     static let secret = "function-secret-0123456789abcdef-0123456789"

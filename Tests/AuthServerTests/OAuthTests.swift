@@ -3,7 +3,7 @@ import JOSE
 import Sessions
 import Testing
 
-/// SERVER.md "OAuth 2.0 endpoints", over HTTP against the running server, on every store.
+/// The OAuth 2.0 endpoints (docs/oauth.md), over HTTP against the running server, on every store.
 @Suite("OAuth 2.0 endpoints over HTTP", .serialized)
 struct OAuthTests {
     static func with(_ kind: StoreKind, _ body: (LiveServer) async throws -> Void) async throws {
@@ -80,7 +80,7 @@ struct OAuthTests {
             #expect(a.header("cache-control") == "no-store")
             let access = try #require(a["access_token"])
             let claims = try await s.server.apps["myapp"]!.sessions.verifyAccessToken(access)
-            #expect(claims.subject == plain.userID && claims.sessionID == plain.tokens.familyID && claims.clientID == "myapp")
+            #expect(claims.subject == plain.userID && claims.sessionID == plain.tokens.sessionID && claims.clientID == "myapp")
 
             let rotating = try await OAuthFixture.signIn(s, app: "rotating")
             let r1 = try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("client_id", "rotating"),
@@ -122,7 +122,7 @@ struct OAuthTests {
             Self.expectOAuthError(try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("grant_type", "refresh_token"),
                                                                     ("client_id", "myapp"), ("refresh_token", rt)]), 400, "invalid_request")
             // After logout (revocation), the grant is refused.
-            try await s.server.apps["myapp"]!.sessions.revokeFamily(id: mine.tokens.familyID)
+            try await s.server.apps["myapp"]!.sessions.revokeSession(id: mine.tokens.sessionID)
             let dead = try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("client_id", "myapp"), ("refresh_token", rt)])
             Self.expectOAuthError(dead, 400, "invalid_grant")
             #expect(!dead.body.contains(rt), "the token is never echoed")
@@ -144,19 +144,19 @@ struct OAuthTests {
             let o = access.object
             #expect(o["active"] == true && o["token_type"] == "Bearer")
             #expect(o["sub"] == .string(signIn.userID) && o["client_id"] == "rotating" && o["aud"] == "rotating")
-            #expect(o["iss"] == "http://auth.test" && o["sid"] == .string(signIn.tokens.familyID))
+            #expect(o["iss"] == "http://auth.test" && o["sid"] == .string(signIn.tokens.sessionID))
             #expect(o["exp"]?.intValue != nil && o["iat"]?.intValue != nil)
 
             let refresh = try await s.form("/oauth/introspect", [("token", signIn.tokens.refreshToken), ("token_type_hint", "refresh_token")],
                                            headers: [OAuthFixture.basic()])
-            #expect(refresh.object["active"] == true && refresh.object["client_id"] == "rotating" && refresh.object["sid"] == .string(signIn.tokens.familyID))
+            #expect(refresh.object["active"] == true && refresh.object["client_id"] == "rotating" && refresh.object["sid"] == .string(signIn.tokens.sessionID))
 
             for dead in ["garbage", String(repeating: "A", count: 43), signIn.tokens.accessToken + "x"] {
                 let a = try await s.form("/oauth/introspect", [("token", dead)], headers: [OAuthFixture.basic()])
                 #expect(a.status == 200 && a.object == ["active": false], "RFC 7662 §2.2: nothing but active")
             }
             // A signed-out session is inactive at once, access token included.
-            try await s.server.apps["rotating"]!.sessions.revokeFamily(id: signIn.tokens.familyID)
+            try await s.server.apps["rotating"]!.sessions.revokeSession(id: signIn.tokens.sessionID)
             let after = try await s.form("/oauth/introspect", [("token", signIn.tokens.accessToken)], headers: [OAuthFixture.basic()])
             #expect(after.object == ["active": false])
         }

@@ -7,7 +7,7 @@ import Testing
 /// and its sessions go on.
 @Suite("Store upgrade", .serialized)
 struct StoreUpgradeTests {
-    @Test("schema 3 rows survive step 4; the old refresh token refreshes over HTTP; idle anonymous users are swept", arguments: StoreKind.available)
+    @Test("schema 3 rows survive steps 4 to 7 (families renamed sessions); the old refresh token refreshes over HTTP; idle anonymous users are swept", arguments: StoreKind.available)
     func upgrade(kind: StoreKind) async throws {
         let token = try RefreshToken.generate()
         try await Harness.withStore(kind, migratingTo: 3) { old in
@@ -19,6 +19,7 @@ struct StoreUpgradeTests {
                 // An anonymous user unused for 90 days: the server's sweep removes it.
                 "INSERT INTO users (id, created_at) VALUES ('u-anon', 100)",
                 "INSERT INTO identities (provider, subject, user_id, email, email_verified, profile, created_at) VALUES ('anon-user', 's2', 'u-anon', NULL, \(bool), NULL, 100)",
+                // Schema 3 called sessions families (renamed by step 7).
                 "INSERT INTO families (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at) VALUES ('f1', 'u1', 'myapp', 100, 4000000000, 4000000000, 100)",
                 "INSERT INTO refresh_tokens (hash, family_id, created_at) VALUES ('\(RefreshToken.hash(token))', 'f1', 100)",
             ] { try await old.executeRaw(sql) }
@@ -29,8 +30,8 @@ struct StoreUpgradeTests {
                 #expect(try await s.server.store.schemaVersion() == SessionSchema.latestVersion)
                 #expect(try await sessions.user(id: "u1") == UserRecord(id: "u1", createdAt: 100))
                 #expect(try await sessions.identities(of: "u1").map(\.subject) == ["s1"])
-                let family = try #require(try await sessions.family(id: "f1"))
-                #expect(family.device == nil && family.revokedAt == nil && family.expiresAt == 4_000_000_000)
+                let session = try #require(try await sessions.session(id: "f1"))
+                #expect(session.device == nil && session.revokedAt == nil && session.expiresAt == 4_000_000_000)
                 for _ in 0..<100 where try await sessions.user(id: "u-anon") != nil { try await Task.sleep(for: .milliseconds(50)) }
                 #expect(try await sessions.user(id: "u-anon") == nil)
                 #expect(try await sessions.user(id: "u1") != nil)

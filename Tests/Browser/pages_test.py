@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Browser test of the hosted confirm and reset pages (SERVER.md, "Email/password accounts").
+"""Browser test of the hosted confirm and reset pages (docs/accounts.md, "The pages").
 
 Starts `tokentool serve` on 127.0.0.1 port 0 with a throwaway config whose mail goes to a
 webhook served here, registers an account over the API, opens the mailed links in headless
 Chromium (Debian's chromium + chromium-driver, driven by selenium), fills the reset form,
 checks each state's text, keeps a screenshot of each state, and signs in with the new password
-over the API. Usage: pages_test.py PATH/TO/tokentool [OUTPUT_DIR]
+over the API. A second app with one-second confirm and five-second reset lifetimes
+(`confirm_token_ttl`, `reset_token_ttl`) shows the expired states of both links.
+Usage: pages_test.py PATH/TO/tokentool [OUTPUT_DIR]
 """
 import hashlib, hmac, json, os, queue, re, subprocess, sys, tempfile, threading, time, urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,6 +19,7 @@ from selenium.webdriver.common.by import By
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 
 APP = "pages-test"
+EXPIRY_APP = "pages-expiry"
 SECRET = b"browser-test-mail-secret"
 mails = queue.Queue()
 
@@ -48,10 +51,10 @@ def api(base, path, body):
         return e.code, e.read()
 
 
-def next_mail(kind):
+def next_mail(kind, app=APP):
     while True:
         mail = mails.get(timeout=30)
-        if mail["type"] == kind:
+        if mail["type"] == kind and mail["app"] == app:
             return mail
 
 
@@ -65,10 +68,12 @@ def main():
     with open(os.path.join(work, "mail.secret"), "wb") as f:
         f.write(SECRET)
     # public_url is fixed up once the server says its port; the pages' links use it.
+    delivery = {"webhook": f"http://127.0.0.1:{hook.server_port}/mail", "secret_file": "mail.secret"}
     config = {"public_url": "http://127.0.0.1:1", "store": "s.sqlite",
               "apps": {APP: {"providers": {"local-userpass": {
-                  "auto_confirm": False, "min_password_length": 8,
-                  "delivery": {"webhook": f"http://127.0.0.1:{hook.server_port}/mail", "secret_file": "mail.secret"}}}}}}
+                           "auto_confirm": False, "min_password_length": 8, "delivery": delivery}}},
+                       EXPIRY_APP: {"providers": {"local-userpass": {
+                           "min_password_length": 8, "confirm_token_ttl": "1s", "reset_token_ttl": "5s", "delivery": delivery}}}}}
     port = free_port()
     config["public_url"] = f"http://127.0.0.1:{port}"
     with open(os.path.join(work, "config.json"), "w") as f:
@@ -127,8 +132,8 @@ def main():
         fill(browser, second, second)
         shot("reset-done", "Your password was changed")
         browser.get(reset["url"])
-        fill(browser, second, second)
         shot("reset-used", "This link was already used.")
+        assert not browser.find_elements(By.ID, "password"), "a used link shows no form"
         notice = next_mail("notice")
         assert notice["reason"] == "reset" and "token" not in notice
 
@@ -136,7 +141,33 @@ def main():
         assert status == 200 and "refresh_token" in json.loads(body), (status, body)
         status, _ = api(base, prefix + "/login", {"username": email, "password": first})
         assert status == 401, status
-        print(f"ok login with the new password; screenshots in {out}")
+        print("ok login with the new password")
+
+        # Expired links (the second app's lifetimes): a confirm link opened after it expired; a
+        # reset form opened in time but sent late; the same reset link opened again.
+        expiry = f"/api/client/v2.0/app/{EXPIRY_APP}/auth/providers/local-userpass"
+        late = "Late.User@example.com"
+        status, _ = api(base, expiry + "/register", {"email": late, "password": first})
+        assert status == 201, status
+        confirm = next_mail("confirm", EXPIRY_APP)
+        time.sleep(2.1)
+        browser.get(confirm["url"])
+        shot("confirm-expired", "This link has expired.")
+        sent = time.monotonic()
+        status, _ = api(base, expiry + "/reset/send", {"email": late})
+        assert status == 204, status
+        reset = next_mail("reset", EXPIRY_APP)
+        browser.get(reset["url"])
+        shot("reset-form-in-time", "Choose a new password")
+        time.sleep(max(0.0, sent + 6.1 - time.monotonic()))
+        fill(browser, second, second)
+        shot("reset-expired", "This link has expired.")
+        browser.get(reset["url"])
+        shot("reset-expired-open", "This link has expired.")
+        assert not browser.find_elements(By.ID, "password"), "an expired link shows no form"
+        status, _ = api(base, expiry + "/login", {"username": late, "password": second})
+        assert status == 401, status
+        print(f"ok expired links; screenshots in {out}")
     finally:
         if browser:
             browser.quit()

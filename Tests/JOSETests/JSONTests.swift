@@ -17,8 +17,8 @@ import Testing
         try JWTVerifier(key: key, options: VerifierOptions(limits: limits)).verify(token)
     }
 
-    /// jansson's "near '…'" quotes the input: it never reaches a message (issue 11 item 3: a
-    /// hostile server's reply, or a token's bytes, echoed into an error).
+    /// jansson's "near '…'" quotes the input: it never reaches a message (a hostile
+    /// server's reply, or a token's bytes, must not be echoed into an error).
     @Test func parseErrorsDoNotQuoteTheInput() throws {
         for text in [#"{"keys": internal-admin-secret}"#, #"internal-admin-secret"#, #"{"a":"b" internal-admin-secret}"#] {
             let error = #expect(throws: TokenError.self) { try JSONValue(parsing: text) }

@@ -1,7 +1,7 @@
 import Foundation
 import JOSE
 
-/// A stand-in for an app's custom-function endpoint (SERVER.md "custom-function") on 127.0.0.1.
+/// A stand-in for an app's custom-function endpoint (docs/identity.md, `custom-function`) on 127.0.0.1.
 ///
 /// It checks `X-TokenTool-Signature` as the app's function would (HMAC-SHA256 under the shared
 /// secret over `"<t>.<body>"`, `t` within 5 minutes) and answers by the payload's `"user"`:
@@ -9,6 +9,9 @@ import JOSE
 /// - `"crash"`: 500; `"stall"`: never answers; `"huge"`: a 100 KiB answer; `"not-json"`: text;
 /// - `"no-id"`: `{"name":"x"}`; `"numeric-name"`: an `"name"` that is a number;
 /// - anything else: 200 `{"id": user, "name": payload name?, "email": payload email?}`.
+/// A `confirm/call` or `reset/call` payload (one with a `"type"`) is answered by its email's
+/// local part up to a `+`: `success`, `pending`, `fail` (`{"status": …}`), `refuse` (401),
+/// `crash` (500), `stall`, `huge`, `not-json`, `no-status` (`{"status":"maybe"}`).
 /// A bad signature is 401 `{"error":"bad signature"}`.
 public final class FunctionStandIn: @unchecked Sendable {
     public let secret: [UInt8]
@@ -54,6 +57,7 @@ public final class FunctionStandIn: @unchecked Sendable {
             return .json(#"{"error":"bad signature"}"#, status: 401)
         }
         let payload = (try? JSONValue(parsing: String(decoding: request.body, as: UTF8.self)))?.objectValue ?? JSONObject()
+        if payload["type"] != nil { return Self.callAnswer(payload) }
         let user = payload["user"]?.stringValue ?? ""
         switch user {
         case "refuse": return .json(#"{"error":"no such user"}"#, status: 401)
@@ -69,6 +73,20 @@ public final class FunctionStandIn: @unchecked Sendable {
             answer["name"] = payload["name"]
             answer["email"] = payload["email"]
             return .json(JSONValue.object(answer).jsonString)
+        }
+    }
+
+    static func callAnswer(_ payload: JSONObject) -> StandInResponse? {
+        let email = payload["email"]?.stringValue ?? ""
+        let local = email.prefix { $0 != "@" && $0 != "+" }.lowercased()
+        switch local {
+        case "success", "pending", "fail": return .json(#"{"status":"\#(local)"}"#)
+        case "refuse": return .json(#"{"error":"no such user"}"#, status: 401)
+        case "crash": return .json(#"{"error":"boom"}"#, status: 500)
+        case "stall": return nil
+        case "huge": return .json(#"{"status":"success","pad":""# + String(repeating: "a", count: 100 * 1024) + #""}"#)
+        case "not-json": return StandInResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array("success".utf8))
+        default: return .json(#"{"status":"maybe"}"#)
         }
     }
 }

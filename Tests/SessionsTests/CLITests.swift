@@ -54,7 +54,7 @@ import Testing
             let retry = try await Self.tokentool(["token", "refresh"] + s + ["--json", rt1])
             #expect(retry.status == 0, "\(retry.stderr)")
             #expect(try retry.json["refresh_token"]?.stringValue == rt2)
-            // …but a reuse outside it (no grace) is caught and the family revoked.
+            // …but a reuse outside it (no grace) is caught and the session revoked.
             let reuse = try await Self.tokentool(["token", "refresh"] + s + ["--grace", "0", "--json", rt1])
             #expect(reuse.status == 1)
             #expect(reuse.errorCode == "refresh_token_reused")
@@ -81,7 +81,7 @@ import Testing
             let logout = try await Self.tokentool(["token", "refresh"] + s + ["--json", rt3])
             #expect(logout.status == 1 && logout.errorCode == "refresh_token_revoked", "\(logout.stdout) \(logout.stderr)")
             let purge = try await Self.tokentool(["token", "purge"] + s + ["--json"])
-            let purged = try purge.json["families"]
+            let purged = try purge.json["sessions"]
             #expect(purge.status == 0 && purged == 2)
             let delete = try await Self.tokentool(["user", "delete"] + s + ["alice"])
             #expect(delete.status == 0)

@@ -19,10 +19,10 @@ import Testing
             let record = try #require(try await Conformance.record(t.store, of: pair.refreshToken))
             #expect(record.usedAt == nil)
             let next = try await sessions.refresh(pair.refreshToken, clientID: "ios-app")
-            #expect(next.familyID == pair.familyID)
-            #expect(try await Conformance.family(t.store, id: pair.familyID)?.revokedAt == nil)
+            #expect(next.sessionID == pair.sessionID)
+            #expect(try await Conformance.session(t.store, id: pair.sessionID)?.revokedAt == nil)
             try await sessions.revoke(next.refreshToken, clientID: "ios-app")
-            #expect(try await Conformance.family(t.store, id: pair.familyID)?.revokedAt == clock.now)
+            #expect(try await Conformance.session(t.store, id: pair.sessionID)?.revokedAt == clock.now)
         }
     }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Hostile refresh tokens, access tokens and ids handed to Sessions, on every store:
 /// each is refused with its documented code, and the store is left exactly as it was (no token
-/// spent, no family revoked, no user created or deleted). SQL text is data: it finds nothing, and
+/// spent, no session revoked, no user created or deleted). SQL text is data: it finds nothing, and
 /// where it is a legitimate value (a provider's subject) it is stored literally and touches no
 /// other row.
 @Suite struct SessionsHostileInputTests {
@@ -21,7 +21,7 @@ import Testing
         struct Snapshot: Equatable {
             var users: [UserRecord?]
             var identities: [[IdentityRecord]]
-            var families: [[FamilyRecord]]
+            var sessions: [[SessionRecord]]
             var refreshTokens: [RefreshTokenRecord?]
             var keys: [SigningKeyRecord]
         }
@@ -30,11 +30,11 @@ import Testing
             let ids = [alice.userID, bob.userID]
             let hashes = [alice.tokens.refreshToken, bob.tokens.refreshToken].map { Base64URL.encode(SHA2.sha256(Array($0.utf8))) }
             return try await t.store.transaction { tx in
-                var s = Snapshot(users: [], identities: [], families: [], refreshTokens: [], keys: try await tx.signingKeys())
+                var s = Snapshot(users: [], identities: [], sessions: [], refreshTokens: [], keys: try await tx.signingKeys())
                 for id in ids {
                     s.users.append(try await tx.user(id: id))
                     s.identities.append(try await tx.identities(userID: id))
-                    s.families.append(try await tx.families(userID: id))
+                    s.sessions.append(try await tx.sessions(userID: id))
                 }
                 for h in hashes { s.refreshTokens.append(try await tx.refreshToken(hash: h)) }
                 return s
@@ -94,9 +94,9 @@ import Testing
                 #expect(!i.active && i.response.map(\.key) == ["active"] && i.reason?.code.rawValue == otherCode, "introspect: \(what)")
             }
             #expect(try await f.snapshot() == before)
-            // None of the variants spent the real token: it still rotates, in its own family.
+            // None of the variants spent the real token: it still rotates, in its own session.
             let next = try await f.sessions.refresh(token)
-            #expect(next.familyID == f.alice.tokens.familyID)
+            #expect(next.sessionID == f.alice.tokens.sessionID)
         }
     }
 
@@ -127,11 +127,11 @@ import Testing
             // A token signed by our own key for alice, naming bob's session: not alice's session.
             let record = try #require(try await t.store.transaction { tx in try await tx.activeSigningKey() })
             var claims = try #require(try UnverifiedToken(access).claims)
-            claims["sid"] = .string(f.bob.tokens.familyID)
+            claims["sid"] = .string(f.bob.tokens.sessionID)
             var signer = try JWTSigner(key: try JWK(json: record.privateJWK), keyID: record.keyID)
             signer.type = "at+jwt"
-            let otherFamily = try signer.sign(claims)
-            #expect(try await f.sessions.verifyAccessToken(otherFamily, checkSession: false).subject == f.alice.userID)   // well signed
+            let otherSession = try signer.sign(claims)
+            #expect(try await f.sessions.verifyAccessToken(otherSession, checkSession: false).subject == f.alice.userID)   // well signed
             let parts = access.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
 
             let cases: [(String, String, String)] = [
@@ -144,7 +144,7 @@ import Testing
                 ("SQL as a kid", Self.unsigned(header: #"{"alg":"ES256","kid":"' OR 1=1 --","typ":"at+jwt"}"#, payload: parts[1]), "key_not_found"),
                 ("Bearer prefix", "Bearer " + access, "malformed"),
                 ("another store's access token", foreign.accessToken, "key_not_found"),
-                ("another session's sid", otherFamily, "session_revoked"),
+                ("another session's sid", otherSession, "session_revoked"),
             ]
             let before = try await f.snapshot()
             for (what, value, code) in cases {
@@ -165,7 +165,7 @@ import Testing
 
     // MARK: user and identity ids
 
-    static let sqlTexts = ["' OR 1=1 --", "alice'; DROP TABLE users; --", "\" OR \"\"=\"", "1; DELETE FROM families", "%", "_", "*"]
+    static let sqlTexts = ["' OR 1=1 --", "alice'; DROP TABLE users; --", "\" OR \"\"=\"", "1; DELETE FROM sessions", "%", "_", "*"]
 
     @Test(arguments: StoreKind.available)
     func sqlTextAsAnIDFindsNothingAndChangesNothing(kind: StoreKind) async throws {
@@ -179,7 +179,7 @@ import Testing
                 #expect(try await f.sessions.user(id: sql) == nil)
                 #expect(try await f.sessions.identities(of: sql).isEmpty)
                 #expect(try await f.sessions.sessions(of: sql).isEmpty)
-                try await f.sessions.revokeFamily(id: sql)
+                try await f.sessions.revokeSession(id: sql)
             }
             #expect(try await f.snapshot() == before)
             #expect(try await f.sessions.identities(of: f.alice.userID).count == 1)   // the apple identity was never linked
@@ -225,7 +225,7 @@ import Testing
                 #expect(try await f.sessions.user(id: id) == nil)
                 #expect(try await f.sessions.identities(of: id).isEmpty)
                 #expect(try await f.sessions.sessions(of: id).isEmpty)
-                try await f.sessions.revokeFamily(id: id)
+                try await f.sessions.revokeSession(id: id)
                 // As identity fields and client ids: invalid_input.
                 #expect(await Conformance.code { try await f.sessions.signIn(with: Conformance.identity("google", id)) } == "invalid_input", "subject \(shown)")
                 #expect(await Conformance.code { try await f.sessions.signIn(with: Conformance.identity(id, "s-1")) } == "invalid_input", "provider \(shown)")

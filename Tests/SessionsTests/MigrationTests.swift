@@ -12,10 +12,13 @@ import Testing
     /// The refresh token of the fixture session (its hash is what the fixture stores).
     static let fixtureToken = Base64URL.encode([UInt8](repeating: 0xA5, count: 32))
 
-    /// Rows as schema version 1 knows them (from version 3 on, with the idle expiry PostgreSQL requires).
+    /// Rows as schema version 1 knows them (from version 3 on, with the idle expiry PostgreSQL requires;
+    /// from version 5 on, with a device). Before version 7 sessions lived in the `families` table.
     static func fixture(key: JWK, version: Int = 1) throws -> [String] {
         let idle = version >= 3 ? ", idle_expires_at" : ""
         let idleValue = version >= 3 ? ", 1905000000" : ""
+        let device = version >= 5 ? ", device" : ""
+        let deviceValue = version >= 5 ? ", '{\"platform\":\"ios\"}'" : ""
         let hash = Base64URL.encode(SHA2.sha256(Array(fixtureToken.utf8)))
         return [
             "INSERT INTO users (id, created_at) VALUES ('u-old', 1899990000), ('u-other', 1899990001)",
@@ -24,11 +27,14 @@ import Testing
               ('google', 'g-old', 'u-old', 'old@example.com', 1899990000), ('apple', 'a-other', 'u-other', NULL, 1899990001)
             """,
             """
-            INSERT INTO families (id, user_id, client_id, created_at, expires_at, last_used_at\(idle)) VALUES
-              ('fam-old', 'u-old', 'ios-app', 1899990000, 1905000000, 1899990000\(idleValue)),
-              ('fam-other', 'u-other', 'web', 1899990001, 1905000000, 1899990001\(idleValue))
+            INSERT INTO \(version >= 7 ? "sessions" : "families") (id, user_id, client_id, created_at, expires_at, last_used_at\(idle)\(device)) VALUES
+              ('fam-old', 'u-old', 'ios-app', 1899990000, 1905000000, 1899990000\(idleValue)\(deviceValue)),
+              ('fam-other', 'u-other', 'web', 1899990001, 1905000000, 1899990001\(idleValue)\(deviceValue))
             """,
-            "INSERT INTO refresh_tokens (hash, family_id, created_at) VALUES ('\(hash)', 'fam-old', 1899990000), ('other-hash', 'fam-other', 1899990001)",
+            """
+            INSERT INTO refresh_tokens (hash, \(version >= 7 ? "session_id" : "family_id"), created_at) VALUES
+              ('\(hash)', 'fam-old', 1899990000), ('other-hash', 'fam-other', 1899990001)
+            """,
             """
             INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, created_at, active) VALUES
               ('fixture-key', 'ES256', '\(try key.publicKey.jsonString())', '\(try key.jsonString(includePrivate: true))', 1899990000, TRUE)
@@ -62,13 +68,17 @@ import Testing
             let identity = try #require(try await store.transaction { tx in try await tx.identity(provider: "google", subject: "g-old") })
             #expect(identity.userID == "u-old" && identity.email == "old@example.com")
             #expect(try await sessions.identities(of: "u-other").map(\.subject) == ["a-other"])
-            let family = try #require(try await Conformance.family(store, id: "fam-old"))
-            #expect(family.idleExpiresAt == 1905000000)   // back-filled: no session logged out by the upgrade
-            #expect(try await Conformance.family(store, id: "fam-other") != nil)
-            #expect(try await store.transaction { tx in try await tx.refreshToken(hash: "other-hash") } != nil)
+            let session = try #require(try await Conformance.session(store, id: "fam-old"))
+            #expect(session.idleExpiresAt == 1905000000)   // back-filled: no session logged out by the upgrade
+            #expect(session.userID == "u-old" && session.clientID == "ios-app" && session.expiresAt == 1905000000)
+            #expect(session.device == (version >= 5 ? #"{"platform":"ios"}"# : nil))
+            #expect(try await Conformance.session(store, id: "fam-other")?.clientID == "web")
+            #expect(try await sessions.sessions(of: "u-other").map(\.id) == ["fam-other"])
+            // Each refresh token still points at its session (the column was family_id before version 7).
+            #expect(try await store.transaction { tx in try await tx.refreshToken(hash: "other-hash") }?.sessionID == "fam-other")
             // The old session still works, signed by the old key.
             let next = try await sessions.refresh(Self.fixtureToken)
-            #expect(next.familyID == "fam-old" && next.userID == "u-old")
+            #expect(next.sessionID == "fam-old" && next.userID == "u-old")
             #expect(try UnverifiedToken(next.accessToken).header?.keyID == "fixture-key")
             #expect(try await sessions.keyRing.jwks().keys.compactMap(\.keyID) == ["fixture-key"])
             try await store.close()

@@ -36,7 +36,7 @@ import Testing
             #expect(try await b.introspect(ofB.accessToken).active)
 
             // Its own access token ends its session (the refresh token with it).
-            #expect(try await a.revoke(ofA.accessToken, by: .publicClient("app-a"), audiences: all) == ofA.familyID)
+            #expect(try await a.revoke(ofA.accessToken, by: .publicClient("app-a"), audiences: all) == ofA.sessionID)
             #expect(try await a.introspect(ofA.refreshToken).reason?.code == .refreshTokenRevoked)
             // RFC 7009 §2.2: a token already dead, unknown or malformed is not an error.
             #expect(try await a.revoke(ofA.refreshToken, by: .publicClient("app-a"), audiences: all) == nil)
@@ -58,11 +58,11 @@ import Testing
             _ = try await a.ensureUser(id: "alice")
             let viaRefresh = try await b.issueTokens(userID: "alice")
             let viaAccess = try await b.issueTokens(userID: "alice")
-            #expect(try await a.revoke(viaRefresh.refreshToken, by: .authenticated) == viaRefresh.familyID)
+            #expect(try await a.revoke(viaRefresh.refreshToken, by: .authenticated) == viaRefresh.sessionID)
             #expect(try await b.introspect(viaRefresh.refreshToken).reason?.code == .refreshTokenRevoked)
             // An access token of an app outside `audiences` is not recognised, so nothing is revoked.
             #expect(try await a.revoke(viaAccess.accessToken, by: .authenticated) == nil)
-            #expect(try await a.revoke(viaAccess.accessToken, by: .authenticated, audiences: ["app-a", "app-b"]) == viaAccess.familyID)
+            #expect(try await a.revoke(viaAccess.accessToken, by: .authenticated, audiences: ["app-a", "app-b"]) == viaAccess.sessionID)
             #expect(try await b.introspect(viaAccess.refreshToken).reason?.code == .refreshTokenRevoked)
         }
     }
@@ -97,7 +97,7 @@ import Testing
             // docs/sessions.md begin
             // RFC 7009: a refresh or access token ends its session; nil when there was nothing to end.
             try await sessions.revoke(token, by: .publicClient("myapp-abcde"), audiences: appIDs)
-            try await sessions.revoke(token, by: .authenticated, audiences: appIDs)     // a configured client
+            try await sessions.revoke(token, by: .authenticated, audiences: appIDs)  // a configured client
             // RFC 7662: refresh tokens of every app, access tokens of the given apps.
             let answer = try await sessions.introspect(token, audiences: appIDs)
             // docs/sessions.md end

@@ -12,24 +12,24 @@ import Testing
             let sessions = Conformance.manager(t.store, clock)
             _ = try await sessions.ensureUser(id: "alice")
             var pair = try await sessions.issueTokens(userID: "alice")
-            let family = pair.familyID
+            let session = pair.sessionID
             var seen: Set<String> = [pair.refreshToken]
             for _ in 0..<5 {
                 clock.advance(60)
                 let previous = pair.refreshToken
                 pair = try await sessions.refresh(previous)
-                #expect(pair.familyID == family)           // same family, new token
+                #expect(pair.sessionID == session)           // same session, new token
                 #expect(seen.insert(pair.refreshToken).inserted)
                 let old = try #require(try await Conformance.record(t.store, of: previous))
                 #expect(old.usedAt == clock.now)
             }
-            let f = try #require(try await Conformance.family(t.store, id: family))
+            let f = try #require(try await Conformance.session(t.store, id: session))
             #expect(f.lastUsedAt == clock.now && f.revokedAt == nil)
         }
     }
 
     @Test(arguments: StoreKind.available)
-    func reuseAfterGraceRevokesTheFamily(kind: StoreKind) async throws {
+    func reuseAfterGraceRevokesTheSession(kind: StoreKind) async throws {
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock, grace: 10)
@@ -38,10 +38,10 @@ import Testing
             let second = try await sessions.refresh(first.refreshToken)
             clock.advance(11)  // past the grace interval
             #expect(await Conformance.code { try await sessions.refresh(first.refreshToken) } == "refresh_token_reused")
-            // The whole family is dead: the legitimate newest token too, and its access token on a live check.
+            // The whole session is dead: the legitimate newest token too, and its access token on a live check.
             #expect(await Conformance.code { try await sessions.refresh(second.refreshToken) } == "refresh_token_revoked")
             #expect(await Conformance.code { try await sessions.verifyAccessToken(second.accessToken, checkSession: true) } == "session_revoked")
-            let f = try #require(try await Conformance.family(t.store, id: first.familyID))
+            let f = try #require(try await Conformance.session(t.store, id: first.sessionID))
             #expect(f.revokedAt == clock.now && f.revokeReason == "reuse")
             // Another session of the same user is untouched.
             let other = try await sessions.issueTokens(userID: "alice")
@@ -60,8 +60,8 @@ import Testing
             clock.advance(10)  // still within grace (inclusive)
             let retried = try await sessions.refresh(first.refreshToken)
             #expect(retried.refreshToken == second.refreshToken)     // same successor, not a new branch
-            #expect(retried.familyID == second.familyID)
-            // The successor is still the family's current token and rotates normally.
+            #expect(retried.sessionID == second.sessionID)
+            // The successor is still the session's current token and rotates normally.
             let third = try await sessions.refresh(second.refreshToken)
             #expect(third.refreshToken != second.refreshToken)
             // `first` is no longer the immediate predecessor of the live token: reuse, even within its grace.
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test(arguments: StoreKind.available)
-    func aRevokedFamilyStaysRevokedWithinGrace(kind: StoreKind) async throws {
+    func aRevokedSessionStaysRevokedWithinGrace(kind: StoreKind) async throws {
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock, grace: 30)
@@ -82,7 +82,7 @@ import Testing
             clock.advance(1)
             #expect(await Conformance.code { try await sessions.refresh(first.refreshToken) } == "refresh_token_revoked")
             #expect(await Conformance.code { try await sessions.refresh(second.refreshToken) } == "refresh_token_revoked")
-            let f = try #require(try await Conformance.family(t.store, id: first.familyID))
+            let f = try #require(try await Conformance.session(t.store, id: first.sessionID))
             #expect(f.revokeReason == "logout")
         }
     }
@@ -158,13 +158,13 @@ import Testing
             // The spend was rolled back with the rest: the token is unspent, no successor exists.
             let record = try #require(try await Conformance.record(t.store, of: pair.refreshToken))
             #expect(record.usedAt == nil && record.successorHash == nil && record.sealedSuccessor == nil)
-            let family = try #require(try await Conformance.family(t.store, id: pair.familyID))
-            #expect(family.revokedAt == nil && family.lastUsedAt == family.createdAt)
+            let session = try #require(try await Conformance.session(t.store, id: pair.sessionID))
+            #expect(session.revokedAt == nil && session.lastUsedAt == session.createdAt)
             // And the client's retry after the failure rotates normally.
             sessions.failAfterSpending(nil)
-            clock.advance(60)  // well past any grace: a spent token would now revoke the family
+            clock.advance(60)  // well past any grace: a spent token would now revoke the session
             let next = try await sessions.refresh(pair.refreshToken)
-            #expect(next.familyID == pair.familyID)
+            #expect(next.sessionID == pair.sessionID)
         }
     }
 
@@ -187,11 +187,11 @@ import Testing
             }
             #expect(await Conformance.code { try await sessions.refresh(idle.refreshToken) } == "refresh_token_expired")
             // The tokens spent at 250 and 500 are past the grace interval: their sealed successors go.
-            #expect(try await sessions.purge() == PurgeCounts(families: 2, refreshTokens: 2, signingKeys: 0, spentSuccessors: 2))
+            #expect(try await sessions.purge() == PurgeCounts(sessions: 2, refreshTokens: 2, signingKeys: 0, spentSuccessors: 2))
             #expect(await Conformance.code { try await sessions.refresh(idle.refreshToken) } == "invalid_refresh_token")
             clock.advance(250)  // t = 1000: the absolute lifetime ends although the session is in use
             #expect(await Conformance.code { try await sessions.refresh(active.refreshToken) } == "refresh_token_expired")
-            #expect(try await sessions.purge() == PurgeCounts(families: 1, refreshTokens: 4, signingKeys: 0))
+            #expect(try await sessions.purge() == PurgeCounts(sessions: 1, refreshTokens: 4, signingKeys: 0))
             #expect(try await sessions.sessions(of: "alice").isEmpty)
         }
     }

@@ -23,7 +23,7 @@ import Testing
             let spent = try #require(try await Conformance.record(t.store, of: first.refreshToken))
             #expect(spent.sealedSuccessor == nil && spent.successorHash == nil && spent.usedAt != nil)
             #expect(try await sessions.purge().spentSuccessors == 0)
-            // The spent row stays while its family lives: presenting it again is still reuse.
+            // The spent row stays while its session lives: presenting it again is still reuse.
             #expect(await Conformance.code { try await sessions.refresh(first.refreshToken) } == "refresh_token_reused")
         }
     }

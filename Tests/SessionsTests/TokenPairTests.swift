@@ -27,7 +27,7 @@ import Testing
             #expect(c["iat"]?.intValue == clock.now)
             #expect(c["exp"]?.intValue == clock.now + 1800)               // 30 minutes by default
             #expect(c["client_id"]?.stringValue == "ios-app")
-            #expect(c["sid"]?.stringValue == pair.familyID)
+            #expect(c["sid"]?.stringValue == pair.sessionID)
             #expect((c.jwtID ?? "").count >= 22)
             #expect(pair.expiresIn == 1800 && pair.tokenType == "Bearer" && pair.userID == "alice")
 
@@ -37,7 +37,7 @@ import Testing
             #expect(raw.count == 32)
             // Two pairs never share a token or a jti.
             let other = try await sessions.issueTokens(userID: "alice")
-            #expect(other.refreshToken != pair.refreshToken && other.familyID != pair.familyID)
+            #expect(other.refreshToken != pair.refreshToken && other.sessionID != pair.sessionID)
         }
     }
 

@@ -15,7 +15,7 @@ import Testing
             #expect(first.created)
             let again = try await sessions.signIn(with: google)
             #expect(!again.created && again.userID == first.userID)
-            #expect(again.tokens.familyID != first.tokens.familyID)   // one family per sign-in
+            #expect(again.tokens.sessionID != first.tokens.sessionID)   // one session per sign-in
             let other = try await sessions.signIn(with: Conformance.identity("apple", "1234567890"))
             #expect(other.created && other.userID != first.userID)    // (provider, subject), not subject alone
             let stored = try #require(try await t.store.transaction { tx in try await tx.identity(provider: "google", subject: "1234567890") })

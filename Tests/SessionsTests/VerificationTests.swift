@@ -18,7 +18,7 @@ import Testing
                 AccessTokenVerifier(keys: jwks, issuer: iss, audience: aud, leeway: 60, clock: clock.tokenClock)
             }
             let claims = try verifier().verify(pair.accessToken)
-            #expect(claims.subject == "alice" && claims.sessionID == pair.familyID && claims.clientID == "ios-app")
+            #expect(claims.subject == "alice" && claims.sessionID == pair.sessionID && claims.clientID == "ios-app")
             #expect(throws: TokenError(.invalidAudience, "", claim: "aud")) { try verifier(aud: "https://other.test").verify(pair.accessToken) }
             #expect(throws: TokenError(.invalidIssuer, "", claim: "iss")) { try verifier(iss: "https://evil.test").verify(pair.accessToken) }
 
@@ -52,7 +52,7 @@ import Testing
             #expect(access.response["aud"] == "https://api.test")
 
             let refresh = try await sessions.introspect(pair.refreshToken)
-            #expect(refresh.active && refresh.response["token_type"] == "refresh_token" && refresh.response["sid"] == .string(pair.familyID))
+            #expect(refresh.active && refresh.response["token_type"] == "refresh_token" && refresh.response["sid"] == .string(pair.sessionID))
 
             _ = try await sessions.refresh(pair.refreshToken)
             let spent = try await sessions.introspect(pair.refreshToken)

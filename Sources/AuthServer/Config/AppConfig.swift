@@ -65,6 +65,10 @@ public enum ProviderConfig: Sendable {
         public var webhook: String?
         public var webhookSecret: [UInt8]?
         public var command: [String]?
+        /// `confirm_token_ttl`: seconds a confirmation token lives (1 s…30 d, default 24 h).
+        public var confirmTokenTTL: Int64 = 86_400
+        /// `reset_token_ttl`: seconds a reset token lives (1 s…30 d, default 30 min).
+        public var resetTokenTTL: Int64 = 1_800
     }
 
     public struct CustomToken: Sendable {
@@ -81,6 +85,8 @@ public enum ProviderConfig: Sendable {
     public struct CustomFunction: Sendable {
         public var url: String
         public var secret: [UInt8]
+        /// `timeout`: the whole call, in seconds (1 s…60 s, default 10 s).
+        public var timeout: Int64 = 10
     }
 
     public struct Google: Sendable {
@@ -123,6 +129,13 @@ public enum ProviderConfig: Sendable {
             var l = LocalUserpass()
             l.autoConfirm = try o.bool("auto_confirm") ?? false
             l.minPasswordLength = try o.int("min_password_length", range: 1...128) ?? 6
+            func ttl(_ o: inout ConfigObject, _ member: String) throws -> Int64? {
+                guard let ttl = try o.duration(member) else { return nil }
+                guard (1...2_592_000).contains(ttl) else { throw o.error(member, "must be a duration of 1s…30d") }
+                return ttl
+            }
+            l.confirmTokenTTL = try ttl(&o, "confirm_token_ttl") ?? l.confirmTokenTTL
+            l.resetTokenTTL = try ttl(&o, "reset_token_ttl") ?? l.resetTokenTTL
             if var d = try o.object("delivery") {
                 l.webhook = try d.url("webhook")
                 l.webhookSecret = try secret(&d, "secret_file")
@@ -157,7 +170,12 @@ public enum ProviderConfig: Sendable {
         case "custom-function":
             guard let url = try o.url("url") else { throw o.error("url", "required member is missing") }
             guard let s = try secret(&o, "secret_file") else { throw o.error("secret_file", "required member is missing") }
-            self = .customFunction(CustomFunction(url: url, secret: s))
+            var f = CustomFunction(url: url, secret: s)
+            if let timeout = try o.duration("timeout") {
+                guard (1...60).contains(timeout) else { throw o.error("timeout", "must be a duration of 1s…60s") }
+                f.timeout = timeout
+            }
+            self = .customFunction(f)
         case "oauth2-google":
             let ids = try nonEmpty(&o, "client_ids")
             let s = try secret(&o, "client_secret_file").map { String(decoding: $0, as: UTF8.self) }

@@ -2,7 +2,7 @@ public import Foundation
 import JOSE
 public import Sessions   // RateLimit
 
-/// The server's configuration file (SERVER.md, "The config file"), parsed strictly: unknown
+/// The server's configuration file (docs/server.md, "The config"), parsed strictly: unknown
 /// members are an error naming their JSON path, durations and rates are parsed, relative paths
 /// are resolved against the config file's folder.
 public struct ServerConfig: Sendable {
@@ -15,6 +15,12 @@ public struct ServerConfig: Sendable {
     public var limits: Limits
     /// A header naming the client address (behind a proxy); `nil` = the socket's peer.
     public var trustedProxyHeader: String?
+    /// Requests handled at once (`max_in_flight`); one more is answered 503 `ServiceUnavailable` with
+    /// `Retry-After: 1` at once instead of queueing behind them (`/healthz` and `/metrics` are exempt).
+    public var maxInFlight: Int = ServerConfig.defaultMaxInFlight
+    /// `max_in_flight` when the config has none: about a quarter of a second of logins on one instance of
+    /// docs/performance.md's machine, so that twice its capacity is shed rather than queued.
+    public static let defaultMaxInFlight = 64
     /// Apps by id.
     public var apps: [String: AppConfig]
     public var providerURLs: ProviderURLs
@@ -27,7 +33,7 @@ public struct ServerConfig: Sendable {
     /// The folder relative paths were resolved against.
     public var directory: String
 
-    /// Limits (SERVER.md `limits`).
+    /// The config's `limits`: rates per client address, account and recipient (docs/accounts.md, "Throttling").
     public struct Limits: Sendable, Hashable {
         public var loginPerAddress = RateLimit(count: 300, window: 300)
         public var failedLoginPerAccount = RateLimit(count: 10, window: 900)
@@ -96,6 +102,7 @@ public struct ServerConfig: Sendable {
             try l.finish()
         }
         config.trustedProxyHeader = try top.string("trusted_proxy_header")
+        config.maxInFlight = Int(try top.int("max_in_flight", range: 1...100_000) ?? Int64(defaultMaxInFlight))
         if var p = try top.object("provider_urls") {
             config.providerURLs.google = try p.url("google") ?? config.providerURLs.google
             config.providerURLs.googleJWKS = try p.url("google_jwks") ?? config.providerURLs.googleJWKS

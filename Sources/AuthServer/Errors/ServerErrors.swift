@@ -23,11 +23,16 @@ extension TokenError.Code {
     public static let methodNotAllowed = TokenError.Code("method_not_allowed", .rejected)
     /// The request body is over 64 KiB (413 `RequestTooLarge`).
     public static let requestTooLarge = TokenError.Code("request_too_large", .rejected)
+    /// `confirm/call` or `reset/call` of an app without a `custom-function` provider, whose URL
+    /// and secret they use (400 `BadRequest`).
+    public static let functionNotConfigured = TokenError.Code("function_not_configured", .rejected)
+    /// The server is handling `max_in_flight` requests already (503 `ServiceUnavailable`, `Retry-After: 1`).
+    public static let serverBusy = TokenError.Code("server_busy", .infrastructure)
 
     /// Every code the AuthServer module mints.
     public static let authServerCodes: [TokenError.Code] = [
         .badRequest, .missingParameter, .invalidParameter, .invalidSession, .authFailed, .appNotFound,
-        .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge,
+        .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge, .functionNotConfigured, .serverBusy,
     ]  // `too_many_requests` is the Sessions module's (its throttle and password hasher mint it)
 }
 
@@ -36,18 +41,18 @@ struct ErrorMapping: Sendable, Hashable {
     var status: Int
     var name: String
 
-    /// The table of SERVER.md "Errors", keyed by code.
+    /// The status and `error_code` table of docs/errors.md ("Server codes"), keyed by code.
     static let byCode: [String: ErrorMapping] = {
         var t: [String: ErrorMapping] = [:]
         func put(_ codes: [TokenError.Code], _ status: Int, _ name: String) { for c in codes { t[c.rawValue] = ErrorMapping(status: status, name: name) } }
-        put([.badRequest, .malformed], 400, "BadRequest")
+        put([.badRequest, .malformed, .functionNotConfigured], 400, "BadRequest")
         put([.missingParameter], 400, "MissingParameter")
         put([.invalidParameter, .invalidInput, .invalidEmail], 400, "InvalidParameter")
         put([.invalidPassword], 400, "InvalidPassword")
         put([.userpassTokenInvalid], 400, "UserpassTokenInvalid")
         put([.invalidSession, .sessionRevoked, .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken],
             401, "InvalidSession")
-        put([.authFailed, .loginFailed, .emailNotConfirmed], 401, "AuthError")
+        put([.authFailed, .loginFailed, .emailNotConfirmed, .customFunctionRefused], 401, "AuthError")
         put([.userDisabled], 403, "UserDisabled")
         put([.appNotFound], 404, "AppNotFound")
         put([.providerNotFound], 404, "AuthProviderNotFound")
@@ -60,7 +65,7 @@ struct ErrorMapping: Sendable, Hashable {
         put([.requestTooLarge], 413, "RequestTooLarge")
         put([.tooManyRequests], 429, "TooManyRequests")
         put([.customFunctionFailed], 502, "FunctionExecutionError")
-        put([.storeUnavailable, .providerUnavailable], 503, "ServiceUnavailable")
+        put([.storeUnavailable, .providerUnavailable, .serverBusy], 503, "ServiceUnavailable")
         put([.internalError], 500, "InternalServerError")
         return t
     }()

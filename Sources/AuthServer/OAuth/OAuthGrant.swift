@@ -9,13 +9,13 @@ extension AuthServer {
     /// - Returns: the app id and the token pair.
     /// - Throws: ``OAuthError`` `invalid_grant`; Sessions' refusals (mapped by ``OAuthEndpoint``).
     func oauthRefresh(_ token: String, caller: OAuthCaller) async throws -> (app: String, tokens: TokenPair) {
-        guard let family = try await sharedSessions.family(ofRefreshToken: token), let app = apps[family.clientID] else {
+        guard let session = try await sharedSessions.session(ofRefreshToken: token), let app = apps[session.clientID] else {
             throw OAuthError.invalidGrant("the refresh token is invalid, expired or revoked")
         }
-        if case .publicApp(let id) = caller, id != family.clientID {
+        if case .publicApp(let id) = caller, id != session.clientID {
             throw OAuthError.invalidGrant("the refresh token was issued to another client")
         }
         let pair = app.config.refreshRotation ? try await app.sessions.refresh(token) : try await app.sessions.refreshKeepingToken(token)
-        return (family.clientID, pair)
+        return (session.clientID, pair)
     }
 }

@@ -6,7 +6,7 @@ import Sessions
 
 extension AuthServer {
     /// The pages the mailed links open: `GET /app/{app}/confirm` confirms on load;
-    /// `GET /app/{app}/reset` shows the form, which posts to the same path (from any origin,
+    /// `GET /app/{app}/reset` shows the form (or that the link was used or has expired), which posts to the same path (from any origin,
     /// `Origin: null` included: the single-use token in the form is the CSRF defence).
     func addAccountPageRoutes(to routes: RouteTable) {
         routes.on(.get, "/app/:app/confirm") { request, context in
@@ -23,6 +23,10 @@ extension AuthServer {
         routes.on(.get, "/app/:app/reset") { request, context in
             let accounts = try self.userpass(context)
             let (token, tokenID) = Self.tokenPair(request.uri.queryParameters.get("token"), request.uri.queryParameters.get("tokenId"))
+            // A link already used or expired says so at once; any other gets the form (a live
+            // token is only known to be good when it is spent).
+            let problem = try await accounts.manager.linkProblem(token: token, tokenID: tokenID, purpose: .reset)
+            if problem != .invalid { return Self.page(.linkProblem(problem, purpose: .reset), app: accounts.appID, status: .badRequest) }
             return Self.page(.resetForm(token: token, tokenID: tokenID, error: nil), app: accounts.appID)
         }
         routes.on(.post, "/app/:app/reset") { request, context in

@@ -3,7 +3,8 @@ import JOSE
 import Sessions
 
 extension AuthServer {
-    /// The `local-userpass` routes of SERVER.md: register, confirm, confirm/send, reset/send, reset.
+    /// The `local-userpass` routes of the App Services client protocol (docs/accounts.md): register, confirm,
+    /// confirm/send, reset/send, reset (and confirm/call, reset/call: AccountCalls.swift).
     /// Every answer is the same whether or not the email is registered; mail goes out afterwards.
     func addAccountRoutes(to routes: RouteTable) {
         let path = RouteTable.base + "/app/:app/auth/providers/local-userpass"
@@ -46,6 +47,7 @@ extension AuthServer {
             try await self.queueMail(.notice("reset", app: accounts.appID, email: account.email), accounts: accounts)
             return JSONResponse.noContent()
         }
+        addAccountCallRoutes(to: routes, path: path)
         addAccountPageRoutes(to: routes)
     }
 

@@ -2,7 +2,7 @@ import Hummingbird
 import JOSE
 import Sessions
 
-/// SERVER.md "OAuth 2.0 endpoints": the JWKS, RFC 8414 metadata, the refresh grant, RFC 7662
+/// The OAuth 2.0 endpoints (docs/oauth.md): the JWKS, RFC 8414 metadata, the refresh grant, RFC 7662
 /// introspection and RFC 7009 revocation. Each route decodes the form, calls Sessions, encodes;
 /// errors are RFC 6749 §5.2 bodies (``OAuthEndpoint/respond(_:)``).
 extension AuthServer {

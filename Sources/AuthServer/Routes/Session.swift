@@ -23,7 +23,7 @@ extension AuthServer {
         }
         routes.on(.delete, RouteTable.base + "/auth/session", bearer: .refresh) { _, context in
             let (session, app) = try self.bearer(context)
-            try await app.sessions.revokeFamily(id: session.sessionID, reason: "logout")
+            try await app.sessions.revokeSession(id: session.sessionID, reason: "logout")
             return JSONResponse.noContent()
         }
         routes.on(.get, RouteTable.base + "/auth/sessions", bearer: .access) { _, context in
@@ -43,10 +43,10 @@ extension AuthServer {
         routes.on(.delete, RouteTable.base + "/auth/sessions/:id", bearer: .access) { _, context in
             let (session, app) = try self.bearer(context)
             let id = try context.parameters.require("id")
-            guard let family = try await app.sessions.family(id: id), family.userID == session.userID else {
+            guard let target = try await app.sessions.session(id: id), target.userID == session.userID else {
                 throw TokenError(.notFound, "the user has no session with that id")
             }
-            try await app.sessions.revokeFamily(id: id, reason: "user")
+            try await app.sessions.revokeSession(id: id, reason: "user")
             return JSONResponse.noContent()
         }
     }

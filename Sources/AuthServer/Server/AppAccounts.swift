@@ -8,6 +8,8 @@ struct AppAccounts: Sendable {
     let appID: String
     let manager: AccountManager
     let delivery: MailDelivery?
+    /// How long the app's function usually takes (`confirm/call`, `reset/call`).
+    let functionLatency = FunctionLatency()
 
     /// The provider of `app`, or `nil` when the app has none. `hasher` is the server's one
     /// hasher: its bound on concurrent scrypt calls holds across every app.
@@ -15,6 +17,8 @@ struct AppAccounts: Sendable {
         guard case .localUserpass(let l)? = app.providers["local-userpass"] else { return nil }
         var policy = AccountPolicy(minPasswordLength: Int(l.minPasswordLength), autoConfirm: l.autoConfirm)
         policy.hashParameters = hasher.parameters
+        policy.confirmTokenLifetime = l.confirmTokenTTL
+        policy.resetTokenLifetime = l.resetTokenTTL
         let delivery: MailDelivery? = if let url = l.webhook, let secret = l.webhookSecret {
             MailDelivery(method: .webhook(url: url, secret: secret), transport: transport)
         } else if let argv = l.command {

@@ -38,7 +38,7 @@ public struct AuthenticatedSession: Sendable, Hashable {
     public var kind: Kind
     public var app: String
     public var userID: String
-    /// The session (refresh-token family) id.
+    /// The session id.
     public var sessionID: String
     /// The refresh token when ``kind`` is `.refresh` (needed to refresh or log out); never logged.
     var refreshToken: String?

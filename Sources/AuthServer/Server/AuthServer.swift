@@ -10,7 +10,7 @@ import SessionStorePostgres
 import SessionStoreSQLite
 public import Sessions
 
-/// The sign-in server of SERVER.md on Hummingbird: one store and key ring, one
+/// The sign-in server (the App Services client protocol and OAuth 2.0, docs/server.md) on Hummingbird: one store and key ring, one
 /// ``SessionManager`` per app, the App Services and OAuth routes.
 ///
 /// ```swift
@@ -23,6 +23,8 @@ public struct AuthServer: Sendable {
     public let store: any SessionStore
     /// One session manager per app id: issuer = `public_url`, audience = client id = the app id.
     public let apps: [String: AppRuntime]
+    /// The keys of ``apps``: the audiences of the access tokens this server accepts.
+    let appIDs: Set<String>
     /// The file of a master key this start created beside the SQLite store, if it did.
     public let createdMasterKeyFile: String?
     /// Each app's identity providers.
@@ -35,6 +37,8 @@ public struct AuthServer: Sendable {
     let logger: Logger
     /// Revocations and webhooks after a response, run by a service of the server's group.
     let background: BackgroundQueue
+    /// `max_in_flight`: requests past it are answered 503 at once.
+    let inFlight: InFlightLimit
 
     /// An app with its session manager.
     public struct AppRuntime: Sendable {
@@ -71,8 +75,9 @@ public struct AuthServer: Sendable {
                 }
             }
             if let first = apps.values.first { _ = try await first.sessions.keyRing.activeKey() }
-            return AuthServer(config: config, store: store, apps: apps, createdMasterKeyFile: created, providers: providers,
-                              accounts: accounts, transport: transport, metrics: ServerMetrics(), logger: logger, background: BackgroundQueue(logger: logger))
+            return AuthServer(config: config, store: store, apps: apps, appIDs: Set(apps.keys), createdMasterKeyFile: created, providers: providers,
+                              accounts: accounts, transport: transport, metrics: ServerMetrics(), logger: logger, background: BackgroundQueue(logger: logger),
+                              inFlight: InFlightLimit(limit: config.maxInFlight))
         } catch {
             try? await store.close()
             try? await transport.shutdown()

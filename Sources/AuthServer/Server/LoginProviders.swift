@@ -51,7 +51,7 @@ struct LoginProviders: Sendable {
             case .apple(let a):
                 var key: AppleProvider.ClientSecretKey?
                 if let team = a.teamID, let kid = a.keyID, let pem = a.privateKeyPEM {
-                    key = AppleProvider.ClientSecretKey(teamID: team, keyID: kid, privateKey: try JWK(pem: pem))
+                    key = AppleProvider.ClientSecretKey(teamID: team, keyID: kid, privateKey: try KeyFile.single(KeyFile.parse(Array(pem.utf8), source: "private_key_file"), source: "private_key_file"))
                 }
                 var ac = AppleProvider.Configuration(clientIDs: Set(a.clientIDs), clientSecretKey: key)
                 ac.jwksURL = urls.apple + "/auth/keys"
@@ -68,6 +68,7 @@ struct LoginProviders: Sendable {
             case .customFunction(let f):
                 var fc = CustomFunctionProvider.Configuration(url: f.url, secret: f.secret)
                 fc.providerName = name
+                fc.timeout = TimeInterval(f.timeout)
                 customFunction = try CustomFunctionProvider(configuration: fc, transport: transport)
             default: break
             }

@@ -21,10 +21,18 @@ struct RequestMiddleware: RouterMiddleware {
             context.clientAddress = String(value.split(separator: ",").first ?? "").trimmingCharacters(in: .whitespaces)
         }
         let response: Response
-        do {
-            response = try await next(request, context)
-        } catch {
-            response = errorResponse(error, request: request, context: context)
+        let exempt = request.uri.path == "/healthz" || request.uri.path == "/metrics"
+        if !exempt, !server.inFlight.enter() {
+            context.notes.retryAfter.withLock { $0 = 1 }
+            response = errorResponse(TokenError(.serverBusy, "the server is at its limit of requests in flight; try again shortly"),
+                                     request: request, context: context)
+        } else {
+            do {
+                response = try await next(request, context)
+            } catch {
+                response = errorResponse(error, request: request, context: context)
+            }
+            if !exempt { server.inFlight.leave() }
         }
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -76,7 +84,9 @@ struct RequestMiddleware: RouterMiddleware {
             "link": .string(server.config.publicURL + "/errors#" + mapping.name),
         ]
         var headers = HTTPFields()
-        if mapping.status == 429, let after = context.notes.retryAfter.withLock({ $0 }) { headers[.retryAfter] = String(after) }
+        if mapping.status == 429 || mapping.status == 503, let after = context.notes.retryAfter.withLock({ $0 }) {
+            headers[.retryAfter] = String(after)
+        }
         return JSONResponse.make(status: mapping.status, .object(body), headers: headers)
     }
 }

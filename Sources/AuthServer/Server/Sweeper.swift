@@ -19,8 +19,8 @@ struct Sweeper: Service {
                 let purged = try await sessions.purge()
                 // Throttle events past their window; used or expired confirmation and reset tokens.
                 let throttled = try await Throttle(store: sessions.store, clock: sessions.configuration.clock).purge()
-                if removed > 0 || purged.families > 0 || throttled > 0 {
-                    logger.info("sweep", metadata: ["anonymous_users_removed": .stringConvertible(removed), "sessions_purged": .stringConvertible(purged.families),
+                if removed > 0 || purged.sessions > 0 || throttled > 0 {
+                    logger.info("sweep", metadata: ["anonymous_users_removed": .stringConvertible(removed), "sessions_purged": .stringConvertible(purged.sessions),
                                                     "account_rows_purged": .stringConvertible(throttled)])
                 }
             } catch {

@@ -68,6 +68,28 @@ public struct CustomFunctionProvider: Sendable {
     public func verify(payload: JSONObject) async throws -> Identity {
         var body = JSONObject()
         for (key, value) in payload where key != "provider" && key != "options" { body[key] = value }
+        let answer = try await call(body)
+        guard let id = answer["id"]?.stringValue, !id.isEmpty else {
+            throw TokenError(.customFunctionFailed, "the custom function's answer has no string \"id\"")
+        }
+        var values: [IdentityField: JSONValue] = [.subject: .string(id)]
+        values[.name] = answer["name"]
+        values[.email] = answer["email"]
+        do {
+            return try Identity.normalized(provider: configuration.providerName, values: values,
+                                           claimNames: [.subject: "id"], rawClaims: answer)
+        } catch let e as TokenError {
+            throw TokenError(.customFunctionFailed, "the custom function's answer is unusable: \(e.message)")
+        }
+    }
+
+    /// POSTs `body` to the function, signed, within the timeout, and returns its 2xx answer's
+    /// JSON object (the login above, and the accounts' `confirm/call` and `reset/call`).
+    /// - Throws: `function_refused` for a 4xx (with the function's `{"error"}` text, bounded and
+    ///   printable); `function_failed` when it is unreachable, times out, answers otherwise than
+    ///   2xx or 4xx, or answers 2xx with anything but a JSON object within the size limit;
+    ///   `invalid_input` for a body over the limit.
+    public func call(_ body: JSONObject) async throws -> JSONObject {
         let bytes = JSONValue.object(body).jsonBytes
         guard bytes.count <= configuration.maxRequestBytes else {
             throw TokenError(.invalidInput, "the custom function payload is over \(configuration.maxRequestBytes) bytes")
@@ -86,26 +108,13 @@ public struct CustomFunctionProvider: Sendable {
         let secrets = [String(decoding: configuration.secret, as: UTF8.self)]
         switch response.status {
         case 200..<300:
-            let answer: JSONObject
-            do { answer = try ProviderHTTP.jsonObject(response, from: "the custom function") } catch {
+            do { return try ProviderHTTP.jsonObject(response, from: "the custom function") } catch {
                 throw TokenError(.customFunctionFailed, "the custom function answered HTTP \(response.status) without a JSON object")
-            }
-            guard let id = answer["id"]?.stringValue, !id.isEmpty else {
-                throw TokenError(.customFunctionFailed, "the custom function's answer has no string \"id\"")
-            }
-            var values: [IdentityField: JSONValue] = [.subject: .string(id)]
-            values[.name] = answer["name"]
-            values[.email] = answer["email"]
-            do {
-                return try Identity.normalized(provider: configuration.providerName, values: values,
-                                               claimNames: [.subject: "id"], rawClaims: answer)
-            } catch let e as TokenError {
-                throw TokenError(.customFunctionFailed, "the custom function's answer is unusable: \(e.message)")
             }
         case 400..<500:
             let said = (try? ProviderHTTP.jsonObject(response, from: "the custom function"))?["error"]?.stringValue
             let text = said.map { ProviderHTTP.sanitized($0, redacting: secrets, limit: 200) } ?? ""
-            throw TokenError(.customFunctionRefused, text.isEmpty ? "the custom function refused the sign-in" : text)
+            throw TokenError(.customFunctionRefused, text.isEmpty ? "the custom function refused" : text)
         default:
             throw TokenError(.customFunctionFailed, "the custom function answered HTTP \(response.status)")
         }

@@ -3,7 +3,7 @@ import Identity
 import JOSE
 
 /// Email/password accounts: registration, confirmation, password reset and sign-in, with the
-/// rules of SERVER.md ("Email/password accounts"). Routes call this; it decides everything.
+/// rules of docs/accounts.md. Routes call this; it decides everything.
 ///
 /// Answers never tell whether an email is registered: ``register(email:password:)`` of a taken
 /// address succeeds as for a new one (the caller mails the owner a notice instead), a token is
@@ -110,32 +110,15 @@ public struct AccountManager: Sendable {
     @discardableResult
     public func resetPassword(token: String, tokenID: String, newPassword: String) async throws -> AccountRecord {
         try PasswordRule.check(newPassword, minLength: policy.minPasswordLength)
-        let hash = try await hasher.hash(newPassword).encoded
+        return try await resetPassword(token: token, tokenID: tokenID, hash: try await hasher.hash(newPassword).encoded)
+    }
+
+    /// ``resetPassword(token:tokenID:newPassword:)`` with the new password already hashed.
+    func resetPassword(token: String, tokenID: String, hash: String) async throws -> AccountRecord {
         let now = sessions.configuration.now
         return try await sessions.store.transaction { tx in
             let record = try await Self.spend(tx, .reset, token: token, tokenID: tokenID, now: now)
             return try await Self.setPassword(tx, userID: record.userID, hash: hash, now: now)
-        }
-    }
-
-    /// Sets a user's password and confirms the account, ending every session (a `reset/call`
-    /// that the app's function approved).
-    /// - Throws: `invalid_password`, `user_not_found`, `store_unavailable`.
-    @discardableResult
-    public func setPassword(userID: String, newPassword: String) async throws -> AccountRecord {
-        try PasswordRule.check(newPassword, minLength: policy.minPasswordLength)
-        let hash = try await hasher.hash(newPassword).encoded
-        let now = sessions.configuration.now
-        return try await sessions.store.transaction { tx in try await Self.setPassword(tx, userID: userID, hash: hash, now: now) }
-    }
-
-    /// Confirms a user's account without a token (a `confirm/call` the app's function approved).
-    /// - Throws: `user_not_found`, `store_unavailable`.
-    public func confirmUser(userID: String) async throws {
-        let now = sessions.configuration.now
-        try await sessions.store.transaction { tx in
-            guard try await tx.account(userID: userID) != nil else { throw TokenError(.userNotFound, "no account for that user") }
-            _ = try await tx.confirmAccount(userID: userID, at: now)
         }
     }
 
@@ -178,8 +161,8 @@ public struct AccountManager: Sendable {
               try await tx.updatePasswordHash(userID: userID, hash: hash, expected: nil)
         else { throw TokenError(.userNotFound, "no account for that user") }
         _ = try await tx.confirmAccount(userID: userID, at: now)
-        for family in try await tx.families(userID: userID) where family.revokedAt == nil {
-            _ = try await tx.revokeFamily(id: family.id, at: now, reason: "password_reset")
+        for session in try await tx.sessions(userID: userID) where session.revokedAt == nil {
+            _ = try await tx.revokeSession(id: session.id, at: now, reason: "password_reset")
         }
         account.passwordHash = hash
         account.confirmedAt = account.confirmedAt ?? now

@@ -15,23 +15,23 @@ extension SessionManager {
         let hash = RefreshToken.hash(refreshToken)
         let idle = configuration.refreshIdleLifetime
         let keyRing = self.keyRing
-        let (family, signer): (FamilyRecord, JWTSigner) = try await store.transaction { tx in
-            guard let token = try await tx.refreshToken(hash: hash), let family = try await tx.family(id: token.familyID, forUpdate: true) else {
+        let (session, signer): (SessionRecord, JWTSigner) = try await store.transaction { tx in
+            guard let token = try await tx.refreshToken(hash: hash), let session = try await tx.session(id: token.sessionID, forUpdate: true) else {
                 throw TokenError(.invalidRefreshToken, "refresh token is not known to this store")
             }
-            if family.revokedAt != nil { throw TokenError(.refreshTokenRevoked, "session was revoked") }
-            if now >= family.expiresAt || now >= family.idleExpiresAt { throw TokenError(.refreshTokenExpired, "session expired") }
+            if session.revokedAt != nil { throw TokenError(.refreshTokenRevoked, "session was revoked") }
+            if now >= session.expiresAt || now >= session.idleExpiresAt { throw TokenError(.refreshTokenExpired, "session expired") }
             if token.usedAt != nil { throw TokenError(.refreshTokenReused, "refresh token was replaced by a rotation") }
-            if try await tx.user(id: family.userID)?.disabledAt != nil { throw TokenError(.userDisabled, "the user is disabled") }
-            let idleEnd = min(now + idle, family.expiresAt)
-            try await tx.touchFamily(id: family.id, lastUsedAt: now, idleExpiresAt: idleEnd)
-            var touched = family
+            if try await tx.user(id: session.userID)?.disabledAt != nil { throw TokenError(.userDisabled, "the user is disabled") }
+            let idleEnd = min(now + idle, session.expiresAt)
+            try await tx.touchSession(id: session.id, lastUsedAt: now, idleExpiresAt: idleEnd)
+            var touched = session
             touched.lastUsedAt = now
             touched.idleExpiresAt = idleEnd
             guard let key = try await tx.activeSigningKey() else { throw TokenError(.storeUnavailable, "no signing key") }
             return (touched, try keyRing.signer(for: key))
         }
-        return try makePair(refresh: refreshToken, family: family, signer: signer, now: now)
+        return try makePair(refresh: refreshToken, session: session, signer: signer, now: now)
     }
 
     /// A new access token for a live session of `userID` (after linking an identity: the session
@@ -40,15 +40,15 @@ extension SessionManager {
     public func accessToken(forSession sessionID: String, userID: String) async throws -> String {
         let now = configuration.now
         let keyRing = self.keyRing
-        let (family, signer): (FamilyRecord, JWTSigner) = try await store.transaction { tx in
-            guard let family = try await tx.family(id: sessionID, forUpdate: false), family.isLive(at: now), family.userID == userID else {
+        let (session, signer): (SessionRecord, JWTSigner) = try await store.transaction { tx in
+            guard let session = try await tx.session(id: sessionID, forUpdate: false), session.isLive(at: now), session.userID == userID else {
                 throw TokenError(.sessionRevoked, "the session is not live")
             }
             if try await tx.user(id: userID)?.disabledAt != nil { throw TokenError(.userDisabled, "the user is disabled") }
             guard let key = try await tx.activeSigningKey() else { throw TokenError(.storeUnavailable, "no signing key") }
-            return (family, try keyRing.signer(for: key))
+            return (session, try keyRing.signer(for: key))
         }
-        return try makePair(refresh: "", family: family, signer: signer, now: now).accessToken
+        return try makePair(refresh: "", session: session, signer: signer, now: now).accessToken
     }
 
     /// Disables (no sign-in, no refresh; access tokens refused by live checks) or enables a user.

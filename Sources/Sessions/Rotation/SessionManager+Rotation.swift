@@ -1,15 +1,15 @@
 import JOSE
 
 extension SessionManager {
-    /// Spends `refreshToken` and returns a new pair in the same family.
+    /// Spends `refreshToken` and returns a new pair in the same session.
     ///
     /// - One conditional update spends the token; of any number of concurrent calls with one
     ///   token exactly one rotates it.
-    /// - A spent token presented again revokes the whole family (`refresh_token_reused`), unless
-    ///   it is the family's newest spent token, its successor is still unused, and the
+    /// - A spent token presented again revokes the whole session (`refresh_token_reused`), unless
+    ///   it is the session's newest spent token, its successor is still unused, and the
     ///   rotation happened at most ``SessionConfiguration/reuseGraceInterval`` seconds ago:
     ///   then the same successor is returned (a client retrying a lost response).
-    /// - A revoked family stays revoked, whatever the timing.
+    /// - A revoked session stays revoked, whatever the timing.
     /// - With `clientID`, the token must belong to a session of that client: a token of one app
     ///   never refreshes in another (`invalid_grant`, nothing spent; RFC 6749 §6).
     ///
@@ -46,20 +46,20 @@ extension SessionManager {
             throw TokenError(.invalidRefreshToken, "refresh token is not known to this store (never issued, or its session was purged)")
         case .otherClient:
             throw Self.otherClient()
-        case .revoked(let family, let at):
-            throw TokenError(.refreshTokenRevoked, "session was revoked at \(UTCTime.format(Double(at)))\(family.revokeReason.map { " (\($0))" } ?? "")")
-        case .expired(let family):
-            let end = min(family.expiresAt, family.idleExpiresAt)
-            throw TokenError(.refreshTokenExpired, "session expired at \(UTCTime.format(Double(end)))\(family.idleExpiresAt < family.expiresAt ? " (idle)" : "")")
+        case .revoked(let session, let at):
+            throw TokenError(.refreshTokenRevoked, "session was revoked at \(UTCTime.format(Double(at)))\(session.revokeReason.map { " (\($0))" } ?? "")")
+        case .expired(let session):
+            let end = min(session.expiresAt, session.idleExpiresAt)
+            throw TokenError(.refreshTokenExpired, "session expired at \(UTCTime.format(Double(end)))\(session.idleExpiresAt < session.expiresAt ? " (idle)" : "")")
         case .reused:
             throw TokenError(.refreshTokenReused, "refresh token was already used; its session is now revoked")
         case .disabled:
             throw TokenError(.userDisabled, "the user is disabled")
-        case .rotated(let family, let token), .replayed(let family, let token):
+        case .rotated(let session, let token), .replayed(let session, let token):
             var usable = signer
             if usable == nil { usable = try keyRing.signer(for: try await keyRing.activeKey()) }  // a ring emptied by hand
             guard let usable else { throw TokenError(.storeUnavailable, "no signing key") }
-            return try makePair(refresh: token, family: family, signer: usable, now: now)
+            return try makePair(refresh: token, session: session, signer: usable, now: now)
         }
     }
 
@@ -68,22 +68,22 @@ extension SessionManager {
                                clientID: String?, now: Int64, grace: Int64, idle: Int64, hooks: TestHooks) async throws -> Outcome {
         do {  // (a scope, so the steps read in order)
             guard let token = try await tx.refreshToken(hash: hash) else { return .unknown }
-            // Lock the family first: every rotation, revocation and deletion of this family
+            // Lock the session first: every rotation, revocation and deletion of this session
             // queues here (PostgreSQL row lock; SQLite serializes writers anyway).
-            guard let family = try await tx.family(id: token.familyID, forUpdate: true) else { return .unknown }
-            if let clientID, clientID != family.clientID { return .otherClient }
-            if let revokedAt = family.revokedAt { return .revoked(family, revokedAt) }
-            if now >= family.expiresAt || now >= family.idleExpiresAt { return .expired(family) }
-            if try await tx.user(id: family.userID)?.disabledAt != nil { return .disabled }
+            guard let session = try await tx.session(id: token.sessionID, forUpdate: true) else { return .unknown }
+            if let clientID, clientID != session.clientID { return .otherClient }
+            if let revokedAt = session.revokedAt { return .revoked(session, revokedAt) }
+            if now >= session.expiresAt || now >= session.idleExpiresAt { return .expired(session) }
+            if try await tx.user(id: session.userID)?.disabledAt != nil { return .disabled }
 
-            let sealed = try RefreshToken.sealSuccessor(successor, predecessor: refreshToken, familyID: family.id)
+            let sealed = try RefreshToken.sealSuccessor(successor, predecessor: refreshToken, sessionID: session.id)
             if try await tx.spendRefreshToken(hash: hash, at: now, successorHash: RefreshToken.hash(successor), sealedSuccessor: sealed) {
                 try hooks.checkAfterSpend()
-                try await tx.insertRefreshToken(RefreshTokenRecord(hash: RefreshToken.hash(successor), familyID: family.id,
+                try await tx.insertRefreshToken(RefreshTokenRecord(hash: RefreshToken.hash(successor), sessionID: session.id,
                                                                    parentHash: hash, createdAt: now))
-                let idleEnd = min(now + idle, family.expiresAt)
-                try await tx.touchFamily(id: family.id, lastUsedAt: now, idleExpiresAt: idleEnd)
-                var touched = family
+                let idleEnd = min(now + idle, session.expiresAt)
+                try await tx.touchSession(id: session.id, lastUsedAt: now, idleExpiresAt: idleEnd)
+                var touched = session
                 touched.lastUsedAt = now
                 touched.idleExpiresAt = idleEnd
                 return .rotated(touched, successor)
@@ -95,33 +95,33 @@ extension SessionManager {
             }
             if grace > 0, now - usedAt <= grace, let successorHash = spent.successorHash, let box = spent.sealedSuccessor,
                let next = try await tx.refreshToken(hash: successorHash), next.usedAt == nil,
-               let again = RefreshToken.openSuccessor(box, predecessor: refreshToken, familyID: family.id) {
-                return .replayed(family, again)
+               let again = RefreshToken.openSuccessor(box, predecessor: refreshToken, sessionID: session.id) {
+                return .replayed(session, again)
             }
-            _ = try await tx.revokeFamily(id: family.id, at: now, reason: "reuse")
-            return .reused(family)
+            _ = try await tx.revokeSession(id: session.id, at: now, reason: "reuse")
+            return .reused(session)
         }
     }
 
     private enum Outcome: Sendable {
         case unknown
         case otherClient
-        case revoked(FamilyRecord, Int64)
-        case expired(FamilyRecord)
-        case reused(FamilyRecord)
+        case revoked(SessionRecord, Int64)
+        case expired(SessionRecord)
+        case reused(SessionRecord)
         case disabled
-        case rotated(FamilyRecord, String)
-        case replayed(FamilyRecord, String)
+        case rotated(SessionRecord, String)
+        case replayed(SessionRecord, String)
     }
 
-    /// Logout: revokes the family of a refresh token (current or spent) or of an access token's `sid`.
-    /// Revoking an already revoked family succeeds.
+    /// Logout: revokes the session of a refresh token (current or spent) or of an access token's `sid`.
+    /// Revoking an already revoked session succeeds.
     /// - Parameter clientID: when given, the token's session must belong to that client
     ///   (`invalid_grant` otherwise, nothing revoked): one app cannot log out another's sessions.
     /// - Throws: `invalid_refresh_token` for an unknown refresh token; access-token verification
     ///   codes for a bad access token; `session_revoked` for an access token whose `sid` names
     ///   another user's session; `invalid_grant`; `store_unavailable`.
-    /// - Returns: the family id.
+    /// - Returns: the session id.
     @discardableResult
     public func revoke(_ token: String, clientID: String? = nil, reason: String = "logout") async throws -> String {
         if RefreshToken.looksLikeRefreshToken(token) {
@@ -129,15 +129,15 @@ extension SessionManager {
             guard let record = try await store.transaction({ tx in try await tx.refreshToken(hash: hash) }) else {
                 throw TokenError(.invalidRefreshToken, "refresh token is not known to this store")
             }
-            try await revokeFamily(id: record.familyID, ownedBy: nil, clientID: clientID, reason: reason)
-            return record.familyID
+            try await revokeSession(id: record.sessionID, ownedBy: nil, clientID: clientID, reason: reason)
+            return record.sessionID
         }
         let claims = try await verifyAccessToken(token, checkSession: false)
         guard let sid = claims.sessionID else { throw TokenError(.missingClaim, "access token has no sid", claim: "sid") }
         if let clientID, claims.clientID != clientID { throw Self.otherClient() }
         // Defence in depth: we sign sid and sub together, but a token naming another user's
         // session must not end it (a dead or purged session of its own still logs out).
-        try await revokeFamily(id: sid, ownedBy: claims.subject, clientID: clientID, reason: reason)
+        try await revokeSession(id: sid, ownedBy: claims.subject, clientID: clientID, reason: reason)
         return sid
     }
 
@@ -145,29 +145,29 @@ extension SessionManager {
         TokenError(.invalidGrant, "the token was issued to another client_id")
     }
 
-    /// Revokes a family by id; a no-op when it is already revoked.
-    public func revokeFamily(id: String, reason: String = "logout") async throws {
-        try await revokeFamily(id: id, ownedBy: nil, clientID: nil, reason: reason)
+    /// Revokes a session by id; a no-op when it is already revoked.
+    public func revokeSession(id: String, reason: String = "logout") async throws {
+        try await revokeSession(id: id, ownedBy: nil, clientID: nil, reason: reason)
     }
 
     /// The revocation, in one transaction with the owner check when `ownedBy` is given
-    /// (`session_revoked` when the family belongs to another user) and the client check when
+    /// (`session_revoked` when the session belongs to another user) and the client check when
     /// `clientID` is (`invalid_grant`).
-    private func revokeFamily(id: String, ownedBy userID: String?, clientID: String?, reason: String) async throws {
-        guard Self.isStorableID(id, maxBytes: 255) else { return }  // no such family can exist
+    private func revokeSession(id: String, ownedBy userID: String?, clientID: String?, reason: String) async throws {
+        guard Self.isStorableID(id, maxBytes: 255) else { return }  // no such session can exist
         let now = configuration.now
         try await store.transaction { tx in
-            if userID != nil || clientID != nil, let family = try await tx.family(id: id, forUpdate: true) {
-                if let userID, family.userID != userID {
+            if userID != nil || clientID != nil, let session = try await tx.session(id: id, forUpdate: true) {
+                if let userID, session.userID != userID {
                     throw TokenError(.sessionRevoked, "the session this access token names belongs to another user")
                 }
-                if let clientID, family.clientID != clientID { throw Self.otherClient() }
+                if let clientID, session.clientID != clientID { throw Self.otherClient() }
             }
-            _ = try await tx.revokeFamily(id: id, at: now, reason: reason)
+            _ = try await tx.revokeSession(id: id, at: now, reason: reason)
         }
     }
 
-    /// The sweep: removes families that are revoked or past a lifetime (with their refresh
+    /// The sweep: removes sessions that are revoked or past a lifetime (with their refresh
     /// tokens) and retired keys no longer published, and erases the sealed successors of tokens
     /// spent more than the grace interval ago. Run it periodically (`tokentool token purge`).
     public func purge() async throws -> PurgeCounts {

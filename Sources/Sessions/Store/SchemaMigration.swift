@@ -22,12 +22,13 @@ public struct SchemaMigration: Sendable {
 public enum SessionSchema {
     /// The names of the migration steps, in order; the schema version is their count.
     public static let stepNames = [
-        "create_core_tables",       // 1: users, identities, families, refresh_tokens, signing_keys
+        "create_core_tables",       // 1: users, identities, families (sessions since 7), refresh_tokens, signing_keys
         "add_grace_successor",      // 2: refresh_tokens.successor_hash, sealed_successor
-        "add_family_idle_expiry",   // 3: families.idle_expires_at (back-filled), indexes
+        "add_family_idle_expiry",   // 3: idle_expires_at of the sessions table (back-filled), indexes
         "add_identity_issuer_and_key_revocation",  // 4: identities keyed by (provider, issuer, subject); signing_keys.access_token_lifetime, revoked_at
-        "add_server_tables",        // 5: users.disabled_at, families.device, identities.sealed_provider_token, api_keys
+        "add_server_tables",        // 5: users.disabled_at, sessions.device, identities.sealed_provider_token, api_keys
         "add_accounts",             // 6: accounts, account_tokens, throttle_events
+        "rename_families_to_sessions",  // 7: table families → sessions, refresh_tokens.family_id → session_id, their indexes
     ]
 
     /// The newest schema version this code knows.

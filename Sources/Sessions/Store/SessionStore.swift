@@ -1,4 +1,4 @@
-/// A place to keep users, identities, refresh-token families and signing keys.
+/// A place to keep users, identities, sessions (with their refresh tokens) and signing keys.
 ///
 /// Drivers (`SessionStoreSQLite`, `SessionStorePostgres`) implement this small protocol;
 /// every rule (rotation, reuse detection, grace, key retention) lives in ``SessionManager``
@@ -29,7 +29,7 @@ public protocol SessionStoreTransaction: Sendable {
     // MARK: users and identities
     func insertUser(_ user: UserRecord) async throws
     func user(id: String) async throws -> UserRecord?
-    /// Deletes the user, its identities, its API keys, its families and their refresh tokens; nothing else.
+    /// Deletes the user, its identities, its API keys, its sessions and their refresh tokens; nothing else.
     /// - Returns: `false` when no such user exists.
     func deleteUser(id: String) async throws -> Bool
     /// Inserts an identity unless `(provider, issuer, subject)` already exists.
@@ -38,25 +38,25 @@ public protocol SessionStoreTransaction: Sendable {
     func identity(provider: String, issuer: String, subject: String) async throws -> IdentityRecord?
     func identities(userID: String) async throws -> [IdentityRecord]
 
-    // MARK: families and refresh tokens
-    func insertFamily(_ family: FamilyRecord) async throws
-    /// Reads a family; with `forUpdate`, locks it until the transaction ends (where the store has row locks).
-    func family(id: String, forUpdate: Bool) async throws -> FamilyRecord?
-    func families(userID: String) async throws -> [FamilyRecord]
-    /// Marks a family revoked unless it already is. - Returns: `true` if this call revoked it.
-    func revokeFamily(id: String, at time: Int64, reason: String) async throws -> Bool
-    func touchFamily(id: String, lastUsedAt: Int64, idleExpiresAt: Int64) async throws
+    // MARK: sessions and refresh tokens
+    func insertSession(_ session: SessionRecord) async throws
+    /// Reads a session; with `forUpdate`, locks it until the transaction ends (where the store has row locks).
+    func session(id: String, forUpdate: Bool) async throws -> SessionRecord?
+    func sessions(userID: String) async throws -> [SessionRecord]
+    /// Marks a session revoked unless it already is. - Returns: `true` if this call revoked it.
+    func revokeSession(id: String, at time: Int64, reason: String) async throws -> Bool
+    func touchSession(id: String, lastUsedAt: Int64, idleExpiresAt: Int64) async throws
     func insertRefreshToken(_ token: RefreshTokenRecord) async throws
     func refreshToken(hash: String) async throws -> RefreshTokenRecord?
     /// The one conditional update of a rotation:
     /// `UPDATE … SET used_at = at, successor_hash = …, sealed_successor = … WHERE hash = $hash AND used_at IS NULL`.
     /// - Returns: `true` for the single caller whose update changed the row.
     func spendRefreshToken(hash: String, at time: Int64, successorHash: String, sealedSuccessor: String) async throws -> Bool
-    /// Deletes families that are revoked or past either lifetime at `now` (with their tokens),
+    /// Deletes sessions that are revoked or past either lifetime at `now` (with their tokens),
     /// and retired signing keys no longer published at `now`.
     func purge(now: Int64) async throws -> PurgeCounts
     /// Erases the sealed successor (and its hash) of every token spent at or before `time`: past
-    /// the grace interval nothing may open it. The spent rows stay while their family lives, so
+    /// the grace interval nothing may open it. The spent rows stay while their session lives, so
     /// presenting one again is still detected as reuse.
     /// - Returns: how many rows were cleared.
     func clearSpentSuccessors(usedBefore time: Int64) async throws -> Int

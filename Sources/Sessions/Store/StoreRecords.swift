@@ -48,19 +48,19 @@ public struct IdentityRecord: Sendable, Hashable {
     }
 }
 
-/// A refresh-token family: one sign-in on one device. Its id is the access token's `sid`.
-public struct FamilyRecord: Sendable, Hashable {
+/// A session: one sign-in on one device, with its chain of refresh tokens. Its id is the access token's `sid` claim (the session id).
+public struct SessionRecord: Sendable, Hashable {
     public var id: String
     public var userID: String
     public var clientID: String
     public var createdAt: Int64
-    /// Absolute end of the family, whatever its use.
+    /// Absolute end of the session, whatever its use.
     public var expiresAt: Int64
-    /// End of the family if it is not used again; moved forward by each rotation, never past ``expiresAt``.
+    /// End of the session if it is not used again; moved forward by each rotation, never past ``expiresAt``.
     public var idleExpiresAt: Int64
     public var lastUsedAt: Int64
     public var revokedAt: Int64?
-    /// `logout`, `reuse`, `user`, … — why the family was revoked.
+    /// `logout`, `reuse`, `user`, … — why the session was revoked.
     public var revokeReason: String?
     /// The client's device details as JSON (`{"deviceId","platform",…}`), when it sent any.
     public var device: String?
@@ -79,7 +79,7 @@ public struct FamilyRecord: Sendable, Hashable {
         self.device = device
     }
 
-    /// `true` when the family is neither revoked nor past either lifetime at `now`.
+    /// `true` when the session is neither revoked nor past either lifetime at `now`.
     public func isLive(at now: Int64) -> Bool {
         revokedAt == nil && now < expiresAt && now < idleExpiresAt
     }
@@ -89,11 +89,11 @@ public struct FamilyRecord: Sendable, Hashable {
 public struct RefreshTokenRecord: Sendable, Hashable {
     /// base64url(SHA-256(token)).
     public var hash: String
-    public var familyID: String
-    /// The hash of the token this one replaced; `nil` for the first token of a family.
+    public var sessionID: String
+    /// The hash of the token this one replaced; `nil` for the first token of a session.
     public var parentHash: String?
     public var createdAt: Int64
-    /// When the token was rotated (spent); `nil` while it is the family's current token.
+    /// When the token was rotated (spent); `nil` while it is the session's current token.
     public var usedAt: Int64?
     /// The hash of the token issued when this one was spent.
     public var successorHash: String?
@@ -102,10 +102,10 @@ public struct RefreshTokenRecord: Sendable, Hashable {
     /// only while the grace interval lasts.
     public var sealedSuccessor: String?
 
-    public init(hash: String, familyID: String, parentHash: String? = nil, createdAt: Int64, usedAt: Int64? = nil,
+    public init(hash: String, sessionID: String, parentHash: String? = nil, createdAt: Int64, usedAt: Int64? = nil,
                 successorHash: String? = nil, sealedSuccessor: String? = nil) {
         self.hash = hash
-        self.familyID = familyID
+        self.sessionID = sessionID
         self.parentHash = parentHash
         self.createdAt = createdAt
         self.usedAt = usedAt
@@ -160,14 +160,14 @@ public struct SigningKeyRecord: Sendable, Hashable {
 
 /// What ``SessionStoreTransaction/purge(now:)`` removed.
 public struct PurgeCounts: Sendable, Hashable {
-    public var families: Int
+    public var sessions: Int
     public var refreshTokens: Int
     public var signingKeys: Int
     /// Spent refresh tokens whose sealed successor was erased (past the grace interval).
     public var spentSuccessors: Int
 
-    public init(families: Int, refreshTokens: Int, signingKeys: Int, spentSuccessors: Int = 0) {
-        self.families = families
+    public init(sessions: Int, refreshTokens: Int, signingKeys: Int, spentSuccessors: Int = 0) {
+        self.sessions = sessions
         self.refreshTokens = refreshTokens
         self.signingKeys = signingKeys
         self.spentSuccessors = spentSuccessors

@@ -38,9 +38,9 @@ public struct AccessTokenVerifier: Sendable {
 
 extension SessionManager {
     /// Verifies an access token against this store's published keys; with `checkSession`, also
-    /// that its family (`sid`) is still live (not revoked, not expired, not purged).
+    /// that its session (`sid`) is still live (not revoked, not expired, not purged).
     /// - Throws: the codes of ``AccessTokenVerifier``; `session_revoked` when `checkSession`
-    ///   finds the family dead; `store_unavailable`.
+    ///   finds the session dead; `store_unavailable`.
     public func verifyAccessToken(_ token: String, checkSession: Bool = true) async throws -> AccessTokenClaims {
         try await verifyAccessToken(token, audiences: [configuration.audience], checkSession: checkSession)
     }
@@ -57,9 +57,9 @@ extension SessionManager {
         if checkSession {
             guard let sid = claims.sessionID else { throw TokenError(.missingClaim, "access token has no sid to check", claim: "sid") }
             let now = configuration.now
-            let family = try await store.transaction { tx in try await tx.family(id: sid, forUpdate: false) }
-            guard let family, family.isLive(at: now), family.userID == claims.subject else {
-                throw TokenError(.sessionRevoked, "the session of this access token is \(family == nil ? "gone" : (family!.revokedAt != nil ? "revoked" : "expired"))")
+            let session = try await store.transaction { tx in try await tx.session(id: sid, forUpdate: false) }
+            guard let session, session.isLive(at: now), session.userID == claims.subject else {
+                throw TokenError(.sessionRevoked, "the session of this access token is \(session == nil ? "gone" : (session!.revokedAt != nil ? "revoked" : "expired"))")
             }
         }
         return claims
@@ -76,25 +76,25 @@ extension SessionManager {
         if RefreshToken.looksLikeRefreshToken(token) {
             let hash = RefreshToken.hash(token)
             let now = configuration.now
-            let found: (RefreshTokenRecord, FamilyRecord)? = try await store.transaction { tx in
-                guard let t = try await tx.refreshToken(hash: hash), let f = try await tx.family(id: t.familyID, forUpdate: false) else { return nil }
+            let found: (RefreshTokenRecord, SessionRecord)? = try await store.transaction { tx in
+                guard let t = try await tx.refreshToken(hash: hash), let f = try await tx.session(id: t.sessionID, forUpdate: false) else { return nil }
                 return (t, f)
             }
-            guard let (record, family) = found else {
+            guard let (record, session) = found else {
                 return .inactive(TokenError(.invalidRefreshToken, "refresh token is not known to this store"))
             }
-            if family.revokedAt != nil { return .inactive(TokenError(.refreshTokenRevoked, "session was revoked")) }
-            if !family.isLive(at: now) { return .inactive(TokenError(.refreshTokenExpired, "session expired")) }
+            if session.revokedAt != nil { return .inactive(TokenError(.refreshTokenRevoked, "session was revoked")) }
+            if !session.isLive(at: now) { return .inactive(TokenError(.refreshTokenExpired, "session expired")) }
             if record.usedAt != nil { return .inactive(TokenError(.refreshTokenReused, "refresh token was already used")) }
             var o = JSONObject()
             o["active"] = true
             o["token_type"] = "refresh_token"
-            o["client_id"] = .string(family.clientID)
-            o["sub"] = .string(family.userID)
+            o["client_id"] = .string(session.clientID)
+            o["sub"] = .string(session.userID)
             o["iss"] = .string(configuration.issuer)
             o["iat"] = .int(record.createdAt)
-            o["exp"] = .int(min(family.expiresAt, family.idleExpiresAt))
-            o["sid"] = .string(family.id)
+            o["exp"] = .int(min(session.expiresAt, session.idleExpiresAt))
+            o["sid"] = .string(session.id)
             return Introspection(active: true, response: o, reason: nil)
         }
         do {

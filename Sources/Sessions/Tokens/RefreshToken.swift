@@ -37,29 +37,29 @@ enum RefreshToken {
     // successor back. It is sealed with AES-256-GCM under HMAC-SHA256(predecessor, label):
     // the store holds only SHA-256(predecessor), so neither the store nor anyone who reads it
     // can open the box; only the holder of the predecessor can, and that holder is exactly who
-    // the grace rule serves. The AAD binds the box to its family and predecessor row.
+    // the grace rule serves. The AAD binds the box to its session and predecessor row.
     private static let sealLabel = Array("tokentool refresh-token grace seal v1".utf8)
 
-    static func sealSuccessor(_ successor: String, predecessor: String, familyID: String) throws -> String {
+    static func sealSuccessor(_ successor: String, predecessor: String, sessionID: String) throws -> String {
         let key = try HMAC.sha256(key: Array(predecessor.utf8), data: sealLabel)
-        let box = try AESGCM.seal(Array(successor.utf8), key: key, authenticating: aad(predecessor: predecessor, familyID: familyID))
+        let box = try AESGCM.seal(Array(successor.utf8), key: key, authenticating: aad(predecessor: predecessor, sessionID: sessionID))
         return Base64URL.encode(box)
     }
 
-    static func openSuccessor(_ sealed: String, predecessor: String, familyID: String) -> String? {
+    static func openSuccessor(_ sealed: String, predecessor: String, sessionID: String) -> String? {
         guard let key = try? HMAC.sha256(key: Array(predecessor.utf8), data: sealLabel),
               let box = try? Base64URL.decode(sealed, what: "sealed successor"),
-              let plain = try? AESGCM.open(box, key: key, authenticating: aad(predecessor: predecessor, familyID: familyID))
+              let plain = try? AESGCM.open(box, key: key, authenticating: aad(predecessor: predecessor, sessionID: sessionID))
         else { return nil }
         return String(decoding: plain, as: UTF8.self)
     }
 
-    private static func aad(predecessor: String, familyID: String) -> [UInt8] {
-        Array("\(familyID).\(hash(predecessor))".utf8)
+    private static func aad(predecessor: String, sessionID: String) -> [UInt8] {
+        Array("\(sessionID).\(hash(predecessor))".utf8)
     }
 }
 
-/// Random identifiers (user ids, family ids, jti, kid): 128 bits, base64url.
+/// Random identifiers (user ids, session ids, jti, kid): 128 bits, base64url.
 enum RandomID {
     static func make() throws -> String { Base64URL.encode(try SecureRandom.bytes(16)) }
 }

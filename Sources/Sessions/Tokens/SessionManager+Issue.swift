@@ -1,7 +1,7 @@
 import JOSE
 
 extension SessionManager {
-    /// Issues a token pair in a new family (one sign-in on one device) for an existing user.
+    /// Issues a token pair in a new session (one sign-in on one device) for an existing user.
     /// - Parameter device: the client's device details as JSON, kept with the session (at most 4 KiB).
     /// - Throws: `user_not_found`, `user_disabled`, `invalid_input` (a client id that is empty, too long or
     ///   holds control characters; device details over 4 KiB), `invalid_configuration`, `store_unavailable`.
@@ -17,7 +17,7 @@ extension SessionManager {
         let now = configuration.now
         let client = clientID ?? configuration.defaultClientID
         let refresh = try RefreshToken.generate()
-        let family = FamilyRecord(id: try RandomID.make(), userID: userID, clientID: client, createdAt: now,
+        let session = SessionRecord(id: try RandomID.make(), userID: userID, clientID: client, createdAt: now,
                                   expiresAt: now + configuration.refreshAbsoluteLifetime,
                                   idleExpiresAt: now + min(configuration.refreshIdleLifetime, configuration.refreshAbsoluteLifetime),
                                   lastUsedAt: now, device: device)
@@ -26,18 +26,18 @@ extension SessionManager {
             guard let user = try await tx.user(id: userID) else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
             guard user.disabledAt == nil else { throw TokenError(.userDisabled, "the user is disabled") }
             try await keyRing.recordUse(of: key, in: tx)
-            try await tx.insertFamily(family)
-            try await tx.insertRefreshToken(RefreshTokenRecord(hash: RefreshToken.hash(refresh), familyID: family.id, createdAt: now))
+            try await tx.insertSession(session)
+            try await tx.insertRefreshToken(RefreshTokenRecord(hash: RefreshToken.hash(refresh), sessionID: session.id, createdAt: now))
         }
-        return try makePair(refresh: refresh, family: family, signer: signer, now: now)
+        return try makePair(refresh: refresh, session: session, signer: signer, now: now)
     }
 
-    func makePair(refresh: String, family: FamilyRecord, signer: JWTSigner, now: Int64) throws -> TokenPair {
-        let claims = AccessTokenClaims(issuer: configuration.issuer, subject: family.userID, audience: [configuration.audience],
+    func makePair(refresh: String, session: SessionRecord, signer: JWTSigner, now: Int64) throws -> TokenPair {
+        let claims = AccessTokenClaims(issuer: configuration.issuer, subject: session.userID, audience: [configuration.audience],
                                        expiresAt: now + configuration.accessTokenLifetime, issuedAt: now, jwtID: try RandomID.make(),
-                                       clientID: family.clientID, sessionID: family.id)
+                                       clientID: session.clientID, sessionID: session.id)
         let access = try signer.sign(claims.claimSet)
         return TokenPair(accessToken: access, refreshToken: refresh, expiresIn: configuration.accessTokenLifetime,
-                         userID: family.userID, familyID: family.id)
+                         userID: session.userID, sessionID: session.id)
     }
 }

@@ -26,9 +26,9 @@ extension SessionManager {
     public func revoke(_ token: String, by client: RevokingClient, audiences: Set<String> = [],
                        reason: String = "revoked") async throws -> String? {
         let now = configuration.now
-        let family: FamilyRecord?
+        let session: SessionRecord?
         if RefreshToken.looksLikeRefreshToken(token) {
-            family = try await self.family(ofRefreshToken: token)
+            session = try await self.session(ofRefreshToken: token)
         } else {
             // The session check also makes sure the sid's session is the token's user's.
             let claims: AccessTokenClaims
@@ -38,13 +38,13 @@ extension SessionManager {
                 return nil  // not ours, expired, or its session already ended
             }
             guard let sid = claims.sessionID else { return nil }
-            family = try await self.family(id: sid)
+            session = try await self.session(id: sid)
         }
-        guard let family, family.isLive(at: now) else { return nil }
-        if case .publicClient(let id) = client, id != family.clientID {
+        guard let session, session.isLive(at: now) else { return nil }
+        if case .publicClient(let id) = client, id != session.clientID {
             throw TokenError(.unauthorizedClient, "the token was not issued to this client")
         }
-        try await revokeFamily(id: family.id, reason: reason)
-        return family.id
+        try await revokeSession(id: session.id, reason: reason)
+        return session.id
     }
 }

@@ -9,8 +9,8 @@ public struct TokenPair: Sendable, Hashable {
     /// Seconds until the access token expires.
     public var expiresIn: Int64
     public var userID: String
-    /// The family (session) id: the access token's `sid`.
-    public var familyID: String
+    /// The session id: the access token's `sid`.
+    public var sessionID: String
 
     /// `"Bearer"` (RFC 6750).
     public var tokenType: String { "Bearer" }
@@ -31,7 +31,7 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
     public var issuedAt: Int64
     public var jwtID: String
     public var clientID: String
-    /// The session (refresh-token family) id.
+    /// The session id.
     public var sessionID: String?
 
     public init(issuer: String, subject: String, audience: [String], expiresAt: Int64, issuedAt: Int64, jwtID: String,

@@ -12,7 +12,7 @@ extension SessionManager {
     }
 
     /// Finds the user of `identity`, creating one on first sign-in, and issues a token pair in a
-    /// new family.
+    /// new session.
     /// - Throws: `invalid_input` for an empty provider or subject; `user_disabled`; `store_unavailable`.
     public func signIn(with identity: Identity, clientID: String? = nil, device: String? = nil) async throws -> SignIn {
         let (user, created) = try await findOrCreateUser(for: identity)
@@ -96,15 +96,15 @@ extension SessionManager {
         return try await store.transaction { tx in try await tx.user(id: id) }
     }
 
-    /// A user's families (sessions), live or not, until purged.
-    public func sessions(of userID: String) async throws -> [FamilyRecord] {
+    /// A user's sessions, live or not, until purged.
+    public func sessions(of userID: String) async throws -> [SessionRecord] {
         guard Self.isStorableID(userID, maxBytes: 255) else { return [] }
-        return try await store.transaction { tx in try await tx.families(userID: userID) }
+        return try await store.transaction { tx in try await tx.sessions(userID: userID) }
     }
 
-    /// Deletes a user with its identities and every session family, in one transaction, and
+    /// Deletes a user with its identities and every session, in one transaction, and
     /// nothing else. Access tokens already issued stay valid until they expire unless the
-    /// resource server checks the family (``verifyAccessToken(_:checkSession:)``).
+    /// resource server checks the session (``verifyAccessToken(_:checkSession:)``).
     /// - Throws: `user_not_found`, `store_unavailable`.
     public func deleteUser(id: String) async throws {
         guard Self.isStorableID(id, maxBytes: 255) else { throw TokenError(.userNotFound, "no user has that id") }

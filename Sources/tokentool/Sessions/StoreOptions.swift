@@ -25,7 +25,7 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .customLong("access-ttl"), help: ArgumentHelp("Access-token lifetime.", valueName: "SECONDS"))
     var accessTTL: Int64 = 1800
 
-    @Option(name: .customLong("refresh-ttl"), help: ArgumentHelp("Absolute lifetime of a session (refresh-token family).", valueName: "SECONDS"))
+    @Option(name: .customLong("refresh-ttl"), help: ArgumentHelp("Absolute lifetime of a session.", valueName: "SECONDS"))
     var refreshTTL: Int64 = 60 * 86_400
 
     @Option(name: .customLong("idle-ttl"), help: ArgumentHelp("A session dies after this long unused.", valueName: "SECONDS"))
@@ -41,8 +41,7 @@ struct StoreOptions: ParsableArguments {
             help: ArgumentHelp("32-byte key (raw, hex or base64url) sealing private signing keys at rest (or $TOKENTOOL_MASTER_KEY_FILE).", valueName: "FILE"))
     var masterKeyFile: String?
 
-    @Option(name: .long, help: ArgumentHelp("Pretend the time is this Unix time.", valueName: "UNIX_SECONDS"))
-    var now: Int64?
+    @OptionGroup var clock: ClockOption
 
     /// The configuration these flags describe.
     func configuration() throws -> SessionConfiguration {
@@ -58,7 +57,7 @@ struct StoreOptions: ParsableArguments {
         if let file = masterKeyFile ?? ProcessInfo.processInfo.environment["TOKENTOOL_MASTER_KEY_FILE"] {
             config.masterKey = try MasterKeyFile.read(path: file)
         }
-        if let now { config.clock = .fixed(unixSeconds: now) }
+        if clock.now != nil { config.clock = clock.clock }
         try config.validate()
         return config
     }

@@ -15,8 +15,8 @@ enum Conformance {
         return try await store.transaction { tx in try await tx.refreshToken(hash: hash) }
     }
 
-    static func family(_ store: some SessionStore, id: String) async throws -> FamilyRecord? {
-        try await store.transaction { tx in try await tx.family(id: id, forUpdate: false) }
+    static func session(_ store: some SessionStore, id: String) async throws -> SessionRecord? {
+        try await store.transaction { tx in try await tx.session(id: id, forUpdate: false) }
     }
 
     static func identity(_ provider: String, _ subject: String, email: String? = nil) -> Identity {

@@ -1,0 +1,92 @@
+import Identity
+import JOSE
+
+extension AccountManager {
+    /// What the app's function answered to a `confirm/call` or `reset/call`.
+    public enum FunctionVerdict: String, Sendable, Hashable {
+        /// Confirm the user / set the new password now.
+        case success
+        /// The app completes it later through `confirm` / `reset` with the token it was given.
+        case pending
+        /// Refused: the token is spent unused.
+        case fail
+    }
+
+    /// The outcome of ``confirmThroughFunction(email:call:)`` and
+    /// ``resetThroughFunction(email:newPassword:call:)`` other than a refusal. The caller answers
+    /// all three alike (204), so that nothing tells whether the email is registered.
+    public enum FunctionOutcome: Sendable, Hashable {
+        /// No account to act on (unknown email; for a confirmation, also an account already
+        /// confirmed): the function was not called.
+        case notCalled
+        /// The function answered `pending`; its token stays usable until it expires.
+        case pending
+        /// Done: the account (for a reset, its email gets the notice; every session has ended).
+        case completed(AccountRecord)
+    }
+
+    /// `confirm/call`: makes a confirmation token for the unconfirmed account of `email` and hands
+    /// it to `call` (the app's function), whose verdict decides: `success` spends the token and
+    /// confirms the account; `pending` leaves the token to the app; `fail` spends it unused.
+    /// - Throws: `function_refused` for `fail`, and whatever `call` throws (a `function_refused`
+    ///   spends the token too; after any other error it stays usable until it expires),
+    ///   `store_unavailable`.
+    public func confirmThroughFunction(email: String, call: (AccountToken) async throws -> FunctionVerdict) async throws -> FunctionOutcome {
+        guard let token = try await issueConfirmation(email: email) else { return .notCalled }
+        switch try await verdict(of: token, call) {
+        case .pending:
+            return .pending
+        case .success:
+            let userID = try await confirm(token: token.token, tokenID: token.tokenID)
+            guard let account = try await sessions.store.transaction({ tx in try await tx.account(userID: userID) }) else {
+                throw TokenError(.userNotFound, "the account is gone")
+            }
+            return .completed(account)
+        case .fail:
+            throw TokenError(.customFunctionRefused, "the confirmation function refused")
+        }
+    }
+
+    /// `reset/call`: checks and hashes the new password (for an unknown email too: both cost one
+    /// scrypt), makes a reset token for the account of `email` and hands it to `call`, whose
+    /// verdict decides: `success` spends the token, sets the password, confirms the account and
+    /// ends every session of the user (the caller mails the notice); `pending` leaves the token
+    /// to the app, which completes it through ``resetPassword(token:tokenID:newPassword:)`` with
+    /// a password of its own; `fail` spends it unused.
+    /// - Throws: `invalid_password`, `too_many_requests` (hashing queue full), `function_refused`
+    ///   for `fail` (and whatever `call` throws), `store_unavailable`.
+    public func resetThroughFunction(email: String, newPassword: String,
+                                     call: (AccountToken) async throws -> FunctionVerdict) async throws -> FunctionOutcome {
+        try PasswordRule.check(newPassword, minLength: policy.minPasswordLength)
+        let hash = try await hasher.hash(newPassword).encoded
+        guard let token = try await issueReset(email: email) else { return .notCalled }
+        switch try await verdict(of: token, call) {
+        case .pending:
+            return .pending
+        case .success:
+            return .completed(try await resetPassword(token: token.token, tokenID: token.tokenID, hash: hash))
+        case .fail:
+            throw TokenError(.customFunctionRefused, "the password reset function refused")
+        }
+    }
+
+    /// The function's verdict; a refusal (`fail`, or `function_refused` from `call`: a 4xx)
+    /// spends the token unused. Any other error of `call` leaves it to expire.
+    private func verdict(of token: AccountToken, _ call: (AccountToken) async throws -> FunctionVerdict) async throws -> FunctionVerdict {
+        let verdict: FunctionVerdict
+        do { verdict = try await call(token) } catch let e as TokenError where e.code == .customFunctionRefused {
+            try await discard(token)
+            throw e
+        }
+        if verdict == .fail { try await discard(token) }
+        return verdict
+    }
+
+    /// Spends `token` without acting on it (the function refused): it cannot be used later.
+    private func discard(_ token: AccountToken) async throws {
+        let now = sessions.configuration.now
+        _ = try await sessions.store.transaction { tx in
+            try await tx.spendAccountToken(hash: AccountToken.hash(token.token), tokenID: token.tokenID, purpose: token.purpose, at: now)
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import JOSE
+
+extension SessionManager {
+    /// The live check of a verified access token, against the store at once (nothing cached): its
+    /// session (`sid`) is live and belongs to `sub`, and that user exists and is not disabled. One
+    /// transaction, two reads.
+    /// - Returns: `false` for a token without `sid`, an ended or unknown session, or a gone or disabled user.
+    /// - Throws: `store_unavailable`.
+    public func isLive(_ claims: AccessTokenClaims) async throws -> Bool {
+        guard let sid = claims.sessionID else { return false }
+        let now = configuration.now
+        return try await store.transaction { tx in
+            guard let session = try await tx.session(id: sid, forUpdate: false), session.isLive(at: now), session.userID == claims.subject,
+                  let user = try await tx.user(id: claims.subject) else { return false }
+            return user.disabledAt == nil
+        }
+    }
+}
