@@ -25,7 +25,7 @@ STATIC_CXX := $(CURDIR)/.build-static-cxx
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie \
 	-Xlinker --no-export-dynamic -Xlinker -L$(STATIC_CXX)
 
-.PHONY: deps build release release-smoke demo test bench bench-server fuzz fuzz-smoke check-memory browser-test
+.PHONY: deps build release release-smoke demo test bench bench-server fuzz fuzz-smoke check-memory browser-test format
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -105,3 +105,7 @@ browser-test: deps
 	bin=$$($(SWIFT) build --sanitize=address --scratch-path .build-asan --show-bin-path)/tokentool; \
 	[ -x "$$bin" ] || $(SWIFT) build --sanitize=address --scratch-path .build-asan --product tokentool; \
 	ASAN_OPTIONS=detect_leaks=0 python3 Tests/Browser/pages_test.py "$$bin" browser-out
+
+# Applies .swift-format to Sources/, Tests/ and Package.swift (`scripts/format.sh --check` only reports).
+format:
+	SWIFT=$(SWIFT) scripts/format.sh

@@ -19,7 +19,7 @@
 #   middleware      GET /protected of bench-floor behind AccessTokenMiddleware (the server's JWKS, the cache)
 # with 1 and 2 server instances (2: one PostgreSQL database, or one SQLite file; as many bench-floors
 # for floor-http and middleware), wrk's connections split between them. The ratio column is a row's
-# requests/s over its floor's; the target column is issue 13's (middleware 80 % of floor-http, profile
+# requests/s over its floor's; the target column is the project's targets (docs/performance.md: middleware 80 % of floor-http, profile
 # 50 % of floor-http, login and refreshes 50 % of their store floors). The store columns put each
 # server row beside the same work done on the store without HTTP (what bounds it).
 #

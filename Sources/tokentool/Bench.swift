@@ -56,8 +56,8 @@ struct Bench: ParsableCommand {
     @Option(help: "Claims file (a JSON object) instead of the built-in workload.")
     var workload: String?
 
-    @Flag(help: "One JSON object per line.")
-    var json = false
+    /// One JSON object per line.
+    @OptionGroup var output: JSONOption
 
     @Flag(help: "Leave out the raw-verify / verify-cached / raw-sign / raw-decode rows that --op verify / sign / decode bring (for instruction counts of one op).")
     var noRaw = false
@@ -93,7 +93,7 @@ struct Bench: ParsableCommand {
         let benchKeys = BenchKeys(directory: keys)
 
         var rows: [BenchRow] = []
-        if !json {
+        if !output.json {
             print("tokentool bench: \(threads) thread\(threads == 1 ? "" : "s"), "
                 + (iterations.map { "\($0) iterations" } ?? "\(seconds) s") + " per row, keys: \(keys ?? "generated")")
         }
@@ -143,7 +143,7 @@ struct Bench: ParsableCommand {
                                                           iterations: iterations, factory: factory)
                 let row = BenchRow(alg: alg.rawValue, op: op, iterations: count, seconds: elapsed)
                 rows.append(row)
-                if json {
+                if output.json {
                     var o: JSONObject = ["alg": .string(row.alg), "op": .string(op), "ops_per_sec": .double((row.opsPerSecond * 10).rounded() / 10),
                                          "iterations": .int(Int64(count)), "seconds": .double((elapsed * 10000).rounded() / 10000)]
                     if threads > 1 { o["threads"] = .int(Int64(threads)) }
@@ -151,7 +151,7 @@ struct Bench: ParsableCommand {
                     fflush(nil)
                 }
             }
-            if !json { printTable(rows.filter { $0.alg == alg.rawValue }, header: alg == algorithms.first) }
+            if !output.json { printTable(rows.filter { $0.alg == alg.rawValue }, header: alg == algorithms.first) }
         }
     }
 
@@ -220,11 +220,7 @@ private final class BenchKeys {
         if let k = cache[name] { try k.check(alg, for: .sign); return k }
         let key: JWK
         if let directory {
-            if alg.family == .hmac {
-                key = try JWK(hmacSecret: readFileBytes(directory + "/hmac.key"))
-            } else {
-                key = try JWK(pem: readFileText(directory + "/\(name).pem"))
-            }
+            key = alg.family == .hmac ? try KeyFile.readSecret(path: directory + "/hmac.key") : try KeyFile.readSingle(path: directory + "/\(name).pem")
         } else {
             switch name {
             case "rsa": key = try JWK.generateRSA(bits: 2048)

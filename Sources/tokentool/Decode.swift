@@ -16,23 +16,24 @@ struct Decode: ParsableCommand {
             to check the signature and the claims. Times (exp, nbf, iat) are shown as UTC dates with \
             how long ago or how soon they are. The token is still checked for well-formedness \
             (3 segments, strict base64url, JSON without duplicate names, size limits).
+            --json prints {"header":…,"payload":…,"signature":"<base64url>","verified":false}.
             Exit codes: 0 decoded, 1 malformed token, 2 usage error.
             """)
 
-    @Flag(help: "Print one JSON object: {\"header\":…,\"payload\":…,\"signature\":\"<base64url>\",\"verified\":false}.")
-    var json = false
+    /// `{"header":…,"payload":…,"signature":"<base64url>","verified":false}`.
+    @OptionGroup var output: JSONOption
 
-    @Option(name: .customLong("now"), help: ArgumentHelp("Unix time used for \"expires in\" phrases (default: the system clock).", valueName: "UNIX_SECONDS"))
-    var now: Int64?
+    /// `--now`: the time of the "expires in" phrases.
+    @OptionGroup var clock: ClockOption
 
     @Argument(help: ArgumentHelp("The compact JWT, or - to read it from standard input.", valueName: "jwt"))
     var token: String
 
     func run() throws {
-        try reportingErrors(json: json) {
+        try reportingErrors(json: output.json) {
             let text = try readTokenArgument(token)
             let decoded = try UnverifiedToken(text)
-            if json {
+            if output.json {
                 var out: JSONObject = ["header": .object(decoded.headerMembers)]
                 if let claims = decoded.claims {
                     out["payload"] = .object(claims.object)
@@ -48,7 +49,7 @@ struct Decode: ParsableCommand {
                 }
                 printJSON(.object(out))
             } else {
-                printHuman(decoded, now: tokenClock(now: now).now().timeIntervalSince1970)
+                printHuman(decoded, now: clock.clock.now().timeIntervalSince1970)
             }
         }
     }

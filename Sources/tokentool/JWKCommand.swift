@@ -48,7 +48,7 @@ struct JWKCommand: ParsableCommand {
 
     func run() throws {
         try configurationErrors {
-            var key = try readSingleKey(file)
+            var key = try KeyFile.readSingle(path: file)
             if thumbprint {
                 print(try key.thumbprint())
                 return

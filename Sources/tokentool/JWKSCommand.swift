@@ -30,7 +30,7 @@ struct JWKSCommand: ParsableCommand {
             var keys: [JWK] = []
             var seen: [String: String] = [:]
             for path in files {
-                let contents = try readKeyFile(path)
+                let contents = try KeyFile.read(path: path)
                 if case .set(let s) = contents { warnAboutRefusedKeys(s, in: path) }
                 for key in contents.keys {
                     guard key.keyType != .oct else {

@@ -20,11 +20,8 @@ struct Sign: ParsableCommand {
             Prints the token. Exit codes: 0 signed, 2 usage or configuration error (any error: no token is judged here).
             """)
 
-    @Option(name: .customLong("key"), help: ArgumentHelp("The private key: PEM (PKCS#8 or traditional) or a JWK file (a private or oct JWK).", valueName: "FILE"))
-    var keyFile: String?
-
-    @Option(name: .customLong("secret-file"), help: ArgumentHelp("Sign with HMAC using this file's bytes (one trailing newline dropped).", valueName: "FILE"))
-    var secretFile: String?
+    /// `--key FILE` (one private key) or `--secret-file FILE` (HMAC).
+    @OptionGroup var key: KeyOptions
 
     @Option(name: .customLong("alg"), help: ArgumentHelp("The JWS algorithm; must be one the key allows.", valueName: "ALG"))
     var algorithm: String?
@@ -44,8 +41,8 @@ struct Sign: ParsableCommand {
     @Option(name: .customLong("expires-in"), help: ArgumentHelp("Set exp this long after now: 90s, 30m, 1h, 2d, 1h30m.", valueName: "DURATION"))
     var expiresIn: String?
 
-    @Option(name: .customLong("now"), help: ArgumentHelp("Use this Unix time as now (for iat and exp).", valueName: "UNIX_SECONDS"))
-    var now: Int64?
+    /// `--now`: the time of iat and exp.
+    @OptionGroup var clock: ClockOption
 
     @Flag(name: .customLong("no-iat"), help: "Do not add iat.")
     var noIssuedAt = false
@@ -74,7 +71,7 @@ struct Sign: ParsableCommand {
                 let parsed = (try? JSONValue(parsing: raw)) ?? .string(raw)
                 claims[name] = ["iss", "sub", "jti"].contains(name) && parsed.stringValue == nil ? .string(raw) : parsed
             }
-            let nowSeconds = Int64(tokenClock(now: now).now().timeIntervalSince1970.rounded(.down))
+            let nowSeconds = Int64(clock.clock.now().timeIntervalSince1970.rounded(.down))
             if !noIssuedAt && claims["iat"] == nil { claims["iat"] = .int(nowSeconds) }
             if let expiresIn {
                 let seconds = try parseDuration(expiresIn, flag: "--expires-in")
@@ -88,16 +85,17 @@ struct Sign: ParsableCommand {
     }
 
     private func loadKey() throws -> JWK {
-        switch (keyFile, secretFile) {
+        guard key.keys.count <= 1 else { throw TokenError(.invalidInput, "give one --key: a token is signed with one key") }
+        switch (key.keys.first, key.secretFile) {
         case (nil, nil): throw TokenError(.invalidInput, "no signing key: give --key FILE or --secret-file FILE")
         case (.some, .some): throw TokenError(.invalidInput, "give --key or --secret-file, not both")
         case (let path?, nil):
-            let key = try readSingleKey(path)
+            let key = try KeyFile.readSingle(path: path)
             guard key.isPrivate else {
                 throw TokenError(.invalidKey, "\(path) holds a public key; signing needs the private key")
             }
             return key
-        case (nil, let path?): return try readHMACSecret(path)
+        case (nil, let path?): return try KeyFile.readSecret(path: path)
         }
     }
 }

@@ -21,17 +21,15 @@ struct Verify: ParsableCommand {
             else the key type and curve), never the token header; --alg narrows them further.
             exp, nbf and iat are always checked when present; iss, aud, typ and other claims only \
             when asked with --iss, --aud, --typ, --require.
+            --json prints {"valid":true,"header":…,"payload":…,"kid":…} or {"valid":false,"error":{…}}.
             Exit codes: 0 valid, 1 token rejected, 2 usage or configuration error (unreadable key, bad JWKS).
             """)
 
     @Option(name: .customLong("jwks"), help: ArgumentHelp("A JWK Set file of trusted keys (repeatable).", valueName: "FILE"))
     var jwks: [String] = []
 
-    @Option(name: .customLong("key"), help: ArgumentHelp("A trusted key file: PEM, DER, JWK or JWKS (repeatable).", valueName: "FILE"))
-    var keys: [String] = []
-
-    @Option(name: .customLong("secret-file"), help: ArgumentHelp("A file holding an HMAC secret (its bytes; one trailing newline is dropped).", valueName: "FILE"))
-    var secretFile: String?
+    /// `--key FILE` (repeatable: every key is trusted), `--secret-file FILE`.
+    @OptionGroup var key: KeyOptions
 
     @Option(name: .customLong("kid"), help: ArgumentHelp("Give this kid to the --key/--secret-file keys that have none (PEM and secrets cannot carry one).", valueName: "KID"))
     var keyID: String?
@@ -45,11 +43,9 @@ struct Verify: ParsableCommand {
     @Option(name: .customLong("aud"), help: ArgumentHelp("Accepted audience (repeatable; the token's aud must contain one).", valueName: "AUD"))
     var audiences: [String] = []
 
-    @Option(help: ArgumentHelp("Clock skew tolerated for exp, nbf and iat: seconds, or 30s, 2m, …", valueName: "SECONDS"))
-    var leeway: String = "0"
+    @OptionGroup var leeway: LeewayOption
 
-    @Option(name: .customLong("now"), help: ArgumentHelp("Check times as of this Unix time instead of the system clock.", valueName: "UNIX_SECONDS"))
-    var now: Int64?
+    @OptionGroup var clock: ClockOption
 
     @Option(name: .customLong("require"), help: ArgumentHelp("A claim that must be present (repeatable).", valueName: "CLAIM"))
     var required: [String] = []
@@ -60,17 +56,17 @@ struct Verify: ParsableCommand {
     @Flag(help: "Check the signature only, of any JWS: the payload need not be JSON and no claim is checked.")
     var jws = false
 
-    @Flag(help: "Print one JSON object: {\"valid\":true,\"header\":…,\"payload\":…,\"kid\":…} or {\"valid\":false,\"error\":{…}}.")
-    var json = false
+    /// `{"valid":true,"header":…,"payload":…,"kid":…}` or `{"valid":false,"error":{…}}`.
+    @OptionGroup var output: JSONOption
 
     @Argument(help: ArgumentHelp("The compact JWT, or - to read it from standard input.", valueName: "jwt"))
     var token: String
 
     /// What was asked, as a plain value: the fast path (VerifyFastPath.swift) builds the same one.
     var request: VerifyRequest {
-        VerifyRequest(jwks: jwks, keys: keys, secretFile: secretFile, keyID: keyID, algorithms: algorithms,
-                      issuers: issuers, audiences: audiences, leeway: leeway, now: now, required: required,
-                      type: type, jws: jws, json: json, token: token)
+        VerifyRequest(jwks: jwks, keys: key.keys, secretFile: key.secretFile, keyID: keyID, algorithms: algorithms,
+                      issuers: issuers, audiences: audiences, leeway: leeway.leeway, now: clock.now, required: required,
+                      type: type, jws: jws, json: output.json, token: token)
     }
 
     func run() throws {
@@ -101,7 +97,7 @@ struct VerifyRequest: Equatable {
             let (set, sources) = try loadTrustedKeys()
             var options = VerifierOptions(
                 issuers: Set(issuers), audiences: Set(audiences), requiredClaims: Set(required),
-                type: type, leeway: TimeInterval(try parseDuration(leeway, flag: "--leeway")), clock: tokenClock(now: now))
+                type: type, leeway: TimeInterval(try LeewayOption.seconds(leeway)), clock: tokenClock(now: now))
             if !algorithms.isEmpty { options.algorithms = Set(try algorithms.map(parseAlgorithmFlag)) }
             if jws {
                 let ignored = [("--iss", !issuers.isEmpty), ("--aud", !audiences.isEmpty), ("--require", !required.isEmpty),
@@ -169,7 +165,7 @@ struct VerifyRequest: Equatable {
                 sources += s.keys.map { KeyFromFile(key: $0, source: path) }
                 continue
             }
-            switch try readKeyFile(path) {
+            switch try KeyFile.read(path: path) {
             case .set(let s):
                 warnAboutRefusedKeys(s, in: path)
                 sets.append(s)
@@ -179,13 +175,13 @@ struct VerifyRequest: Equatable {
             }
         }
         for path in keys {
-            let contents = try readKeyFile(path)
+            let contents = try KeyFile.read(path: path)
             if case .set(let s) = contents { warnAboutRefusedKeys(s, in: path); sets.append(s) }
             // A private key's public half is all verification needs.
             sources += contents.keys.map { KeyFromFile(key: $0.keyType == .oct ? $0 : $0.publicKey, source: path) }
         }
         if let secretFile {
-            sources.append(KeyFromFile(key: try readHMACSecret(secretFile), source: secretFile))
+            sources.append(KeyFromFile(key: try KeyFile.readSecret(path: secretFile), source: secretFile))
         }
         if let keyID {
             for i in sources.indices where sources[i].key.keyID == nil && !jwks.contains(sources[i].source) {

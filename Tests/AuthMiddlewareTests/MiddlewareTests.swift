@@ -57,7 +57,9 @@ struct MiddlewareTests {
             jwksRouter.get("broken/jwks.json") { _, _ -> Response in Response(status: .internalServerError) }
             try await withLiveApp(jwksRouter) { jwksPort in
                 let transport = AsyncHTTPClientTransport()
-                let jwks = try RemoteJWKS(url: "http://127.0.0.1:\(jwksPort)/.well-known/jwks.json", transport: transport)
+                // 30 s, not the default 5: a loaded 2-core CI machine once took longer for this loopback fetch.
+                let jwks = try RemoteJWKS(url: "http://127.0.0.1:\(jwksPort)/.well-known/jwks.json", transport: transport,
+                                          policy: RemoteJWKS.Policy(timeout: 30))
                 let broken = try RemoteJWKS(url: "http://127.0.0.1:\(jwksPort)/broken/jwks.json", transport: transport)
                 let router = Router(context: AuthenticatedRequestContext.self)
                 router.group("api")
@@ -204,7 +206,7 @@ struct MiddlewareTests {
             router.group("api")
                 .add(middleware: AccessTokenMiddleware(jwks: jwks, issuer: authServer, audience: "myapp-abcde"))
                 .get("me") { _, context -> String in
-                    let access = context.access!   // set by the middleware once the token verified
+                    let access = context.access!  // set by the middleware once the token verified
                     return "user \(access.userID) in session \(access.sessionID ?? "-") of \(access.clientID)"
                 }
             // docs/middleware.md end
@@ -221,12 +223,14 @@ struct MiddlewareTests {
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8).components(separatedBy: "\n")
         let begin = try #require(source.firstIndex { $0.hasSuffix("// docs/middleware.md begin") })
         let end = try #require(source.firstIndex { $0.hasSuffix("// docs/middleware.md end") })
-        let here = source[(begin + 1)..<end].map { $0.trimmingCharacters(in: .whitespaces) }
+        // Compared as DocsTests compares: trimmed, runs of spaces as one (a page may align its comments).
+        func normalized(_ line: String) -> String { line.split(separator: " ").joined(separator: " ") }
+        let here = source[(begin + 1)..<end].map(normalized)
         let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("docs/middleware.md")
         let text = try String(contentsOf: page, encoding: .utf8)
         let block = try #require(text.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "\n```").first)
-        #expect(Array(here) == block.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        #expect(Array(here) == block.components(separatedBy: "\n").map(normalized))
     }
 }
 

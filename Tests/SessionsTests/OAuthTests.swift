@@ -97,7 +97,7 @@ import Testing
             // docs/sessions.md begin
             // RFC 7009: a refresh or access token ends its session; nil when there was nothing to end.
             try await sessions.revoke(token, by: .publicClient("myapp-abcde"), audiences: appIDs)
-            try await sessions.revoke(token, by: .authenticated, audiences: appIDs)     // a configured client
+            try await sessions.revoke(token, by: .authenticated, audiences: appIDs)  // a configured client
             // RFC 7662: refresh tokens of every app, access tokens of the given apps.
             let answer = try await sessions.introspect(token, audiences: appIDs)
             // docs/sessions.md end

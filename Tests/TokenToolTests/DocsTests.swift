@@ -124,7 +124,7 @@ import Testing
     }
 
     /// Pages whose shell examples need the full build.
-    static let fullBuildPages: Set<String> = ["docs/server.md"]
+    static let fullBuildPages: Set<String> = ["docs/server.md", "docs/accounts.md"]
     /// `false` in the core-only build (TOKENTOOL_CORE_ONLY=1).
     static var isFullBuild: Bool {
         #if canImport(Sessions)
@@ -164,7 +164,7 @@ import Testing
 
         let verifier = try JWTVerifier(key: key.publicKey, options: VerifierOptions(audiences: ["api"]))
         let verified = try verifier.verify(token)
-        print(verified.claims.subject ?? "-")   // 42
+        print(verified.claims.subject ?? "-")  // 42
         // docs/tokens.md end
         #expect(verified.claims.subject == "42")
         #expect(verified.keyID == "k1")
@@ -174,7 +174,13 @@ import Testing
         #expect(Self.pages.count >= 11 && Self.pages.contains("docs/library.md") && Self.pages.contains("docs/architecture.md"))
     }
 
-    /// Trimmed lines of every `// docs/PAGE begin` … `// docs/PAGE end` region of the test sources, by page.
+    /// A line as Swift examples are compared: trimmed, each run of spaces one space, so a page may
+    /// align its end-of-line comments while the formatter puts two spaces before them in the test.
+    static func normalized(_ line: some StringProtocol) -> String {
+        line.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Normalized lines of every `// docs/PAGE begin` … `// docs/PAGE end` region of the test sources, by page.
     static func markedRegions() throws -> [String: [[String]]] {
         let tests = CLI.packageRoot.appendingPathComponent("Tests")
         var regions: [String: [[String]]] = [:]
@@ -182,7 +188,7 @@ import Testing
         for case let url as URL in walk where url.pathExtension == "swift" {
             var open: (page: String, lines: [String])? = nil
             for line in try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n") {
-                let t = line.trimmingCharacters(in: .whitespaces)
+                let t = Self.normalized(line)
                 if t.hasPrefix("// docs/"), t.hasSuffix(" begin") {
                     open = ("docs/" + t.dropFirst(8).dropLast(6), [])
                 } else if let o = open, t == "// \(o.page) end" {
@@ -200,7 +206,7 @@ import Testing
     func swiftExamplesAreCompiledByATest(page: String) throws {
         let regions = try Self.markedRegions()[page] ?? []
         for block in try Self.blocks(page) where block.language == "swift" {
-            var lines = block.text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            var lines = block.text.components(separatedBy: "\n").map { Self.normalized($0) }
             if lines.first?.hasPrefix("public protocol") == true {
                 let sources = try Self.sourceLines()
                 for line in lines where !line.isEmpty {
@@ -215,14 +221,14 @@ import Testing
         }
     }
 
-    /// Trimmed lines of every Swift file under Sources/.
+    /// Normalized lines of every Swift file under Sources/.
     static func sourceLines() throws -> Set<String> {
         let root = CLI.packageRoot.appendingPathComponent("Sources")
         var out: Set<String> = []
         guard let walk = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
         for case let url as URL in walk where url.pathExtension == "swift" {
             for line in try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n") {
-                out.insert(line.trimmingCharacters(in: .whitespaces))
+                out.insert(Self.normalized(line))
             }
         }
         return out

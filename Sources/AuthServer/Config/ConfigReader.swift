@@ -92,20 +92,10 @@ struct ConfigObject {
         }
     }
 
+    /// A config duration: ``JOSE/DurationText`` in s, m, h or d, longer than 0 and at most ten years.
     static func parseDuration(_ s: String) -> Int64? {
-        guard let unit = s.last, s.count >= 2, s.count <= 12 else { return nil }
-        let digits = s.dropLast()
-        guard digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let n = Int64(digits), n > 0 else { return nil }
-        let scale: Int64
-        switch unit {
-        case "s": scale = 1
-        case "m": scale = 60
-        case "h": scale = 3600
-        case "d": scale = 86_400
-        default: return nil
-        }
-        let (value, overflow) = n.multipliedReportingOverflow(by: scale)
-        return overflow || value > 10 * 365 * 86_400 ? nil : value
+        guard let value = DurationText.seconds(s, units: "smhd"), value > 0, value <= 10 * 365 * 86_400 else { return nil }
+        return value
     }
 }
 

@@ -31,18 +31,7 @@ public final class CachingVerifier: Sendable {
     /// Verifies the signature and the claims (from the cache when it holds `token`).
     /// - Throws: JOSE's token codes; `provider_unavailable` when a remote JWKS cannot be had.
     public func verify(_ token: String) async throws -> VerifiedToken<ClaimSet> {
-        switch source {
-        case .keys(let set):
-            return try verifier(for: set, generation: 0).verify(token)
-        case .remote(let remote):
-            let (set, generation) = try await remote.keysWithGeneration()
-            do {
-                return try verifier(for: set, generation: generation).verify(token)
-            } catch let e as TokenError where e.code == .keyNotFound {
-                let (fresh, next) = try await remote.keysAfterUnknownKeyWithGeneration()
-                return try verifier(for: fresh, generation: next).verify(token)
-            }
-        }
+        try await source.withKeys { keys, generation in try verifier(for: keys, generation: generation).verify(token) }
     }
 
     /// The verifier of key set number `generation`, made (with an empty cache) when the set is new.

@@ -7,7 +7,7 @@ public enum KeySource: Sendable {
     case remote(RemoteJWKS)
 
     /// Reads `--jwks`-style input: an `http(s)://` URL becomes a ``RemoteJWKS``, anything else
-    /// is a file path holding a JWKS (or a single JWK).
+    /// is a key file (``JOSE/KeyFile``): a JWKS, or one key (JWK, PEM, DER) whose public half is used.
     /// - Throws: `invalid_configuration` for a bad URL; `invalid_key`/`invalid_input` for a bad file.
     public static func urlOrFile(_ value: String, transport: any HTTPTransport, clock: TokenClock = .system,
                                  policy: RemoteJWKS.Policy = .default) throws -> KeySource {
@@ -15,13 +15,11 @@ public enum KeySource: Sendable {
         if lower.hasPrefix("https://") || lower.hasPrefix("http://") {
             return .remote(try RemoteJWKS(url: value, transport: transport, clock: clock, policy: policy))
         }
-        guard let data = FileManager.default.contents(atPath: value) else {
-            throw TokenError(.invalidInput, "cannot read JWKS file \(value)")
+        switch try KeyFile.read(path: value) {
+        case .set(let set): return .keys(set)
+        // A private key's public half is all verification needs.
+        case .key(let key): return .keys(try JWKSet(keys: [key.isPrivate && key.keyType != .oct ? key.publicKey : key]))
         }
-        let bytes = Array(data)
-        if let set = try? JWKSet(jsonBytes: bytes), !set.keys.isEmpty || !set.rejected.isEmpty { return .keys(set) }
-        if let key = try? JWK(json: String(decoding: bytes, as: UTF8.self)) { return .keys(try JWKSet(keys: [key.isPrivate && key.keyType != .oct ? key.publicKey : key])) }
-        return .keys(try JWKSet(jsonBytes: bytes))
     }
 
     /// Verifies a JWT signature and claims with these keys. With a remote JWKS, a `key_not_found`
@@ -29,16 +27,23 @@ public enum KeySource: Sendable {
     /// picked up without waiting for the cache to expire.
     /// - Throws: JOSE's token codes, `provider_unavailable`.
     public func verify(_ token: String, options: VerifierOptions) async throws -> VerifiedToken<ClaimSet> {
+        try await withKeys { keys, _ in try JWTVerifier(keys: keys, options: options).verify(token) }
+    }
+
+    /// Runs `attempt` with the keys and their generation (`RemoteJWKS.keysGeneration`; 0 for a
+    /// fixed set). With a remote JWKS, a `key_not_found` refetches the keys once (subject to the
+    /// cool-down) and runs `attempt` again with them: the one refetch rule of every verifier.
+    func withKeys<T>(_ attempt: (JWKSet, Int) throws -> T) async throws -> T {
         switch self {
         case .keys(let set):
-            return try JWTVerifier(keys: set, options: options).verify(token)
+            return try attempt(set, 0)
         case .remote(let remote):
-            let set = try await remote.keys()
+            let (set, generation) = try await remote.keysWithGeneration()
             do {
-                return try JWTVerifier(keys: set, options: options).verify(token)
+                return try attempt(set, generation)
             } catch let e as TokenError where e.code == .keyNotFound {
-                let fresh = try await remote.keysAfterUnknownKey()
-                return try JWTVerifier(keys: fresh, options: options).verify(token)
+                let (fresh, next) = try await remote.keysAfterUnknownKeyWithGeneration()
+                return try attempt(fresh, next)
             }
         }
     }

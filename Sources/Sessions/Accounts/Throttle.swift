@@ -18,14 +18,11 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws {
         let bad = TokenError(.invalidConfiguration, "a rate is N/DURATION, like 10/15m (units s, m, h, d), got \"\(text.prefix(32))\"")
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard text.utf8.count <= 24, parts.count == 2, let n = Int(parts[0]), (1...100_000).contains(n),
-              let unit = parts[1].last, let scale: Int64 = ["s": 1, "m": 60, "h": 3600, "d": 86_400][unit],
-              !parts[0].isEmpty, !parts[1].dropLast().isEmpty,
-              (parts[0] + parts[1].dropLast()).allSatisfy({ ("0"..."9").contains($0) }),
-              let amount = Int64(parts[1].dropLast()), amount >= 1,
-              amount <= 30 * 86_400 / scale
+        guard text.utf8.count <= 24, parts.count == 2, !parts[0].isEmpty, parts[0].allSatisfy({ ("0"..."9").contains($0) }),
+              let n = Int(parts[0]), (1...100_000).contains(n),
+              let window = DurationText.seconds(parts[1], units: "smhd"), (1...30 * 86_400).contains(window)
         else { throw bad }
-        self.init(count: n, window: amount * scale)
+        self.init(count: n, window: window)
     }
 
     public var description: String { "\(count)/\(window)s" }

@@ -12,12 +12,12 @@ struct KeysCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make a new active signing key; the old one stays published until its tokens expire.")
         @OptionGroup var store: StoreOptions
-        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @OptionGroup var output: JSONOption
 
         func run() async throws {
-            try await reportingErrors(json: json) {
+            try await reportingErrors(json: output.json) {
                 let info = try await store.withSessions { try await $0.keyRing.rotate() }
-                if json {
+                if output.json {
                     printJSON(.object(["kid": .string(info.keyID), "alg": .string(info.algorithm), "sealed": .bool(info.sealed)]))
                 } else {
                     print("active key \(info.keyID) (\(info.algorithm)\(info.sealed ? ", sealed" : ""))")
@@ -30,7 +30,7 @@ struct KeysCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Revoke a compromised key: out of the JWKS at once, its tokens stop verifying (an active key is replaced).")
         @OptionGroup var store: StoreOptions
-        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @OptionGroup var output: JSONOption
         // A kid is an RFC 7638 thumbprint in base64url: one in 64 starts with '-', which a
         // positional argument would read as an option. `--kid` takes the next word whatever it is.
         @Argument(help: "The key id (kid) to revoke (one starting with '-': use --kid, or put it after --).") var positionalKid: String?
@@ -44,9 +44,9 @@ struct KeysCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await reportingErrors(json: json) {
+            try await reportingErrors(json: output.json) {
                 let replacement = try await store.withSessions { try await $0.keyRing.revoke(keyID: kid) }
-                if json {
+                if output.json {
                     printJSON(.object(["revoked": .string(kid), "active": replacement.map { .string($0.keyID) } ?? .null]))
                 } else {
                     print("revoked key \(kid)" + (replacement.map { "; new active key \($0.keyID) (\($0.algorithm))" } ?? ""))
@@ -73,13 +73,13 @@ struct KeysCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the signing keys, active and retired.")
         @OptionGroup var store: StoreOptions
-        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @OptionGroup var output: JSONOption
 
         func run() async throws {
-            try await reportingErrors(json: json) {
+            try await reportingErrors(json: output.json) {
                 let keys = try await store.withSessions { try await $0.keyRing.keys() }
                 let now = try store.configuration().clock.now().timeIntervalSince1970
-                if json {
+                if output.json {
                     printJSON(.object(["keys": .array(keys.map { k in .object([
                         "kid": .string(k.keyID), "alg": .string(k.algorithm), "active": .bool(k.isActive), "sealed": .bool(k.sealed),
                         "created_at": .int(k.createdAt), "retired_at": k.retiredAt.map(JSONValue.int) ?? .null,

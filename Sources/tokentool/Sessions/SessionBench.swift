@@ -25,7 +25,7 @@ extension TokenCommand {
         @Option(name: .long, help: "How long to run.") var seconds: Double = 3
         @Option(name: .long, help: "Independent sessions rotated at the same time.") var concurrency: Int = 1
         @Option(name: .long, help: "rotate, refresh or login.") var op: String = "rotate"
-        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @OptionGroup var output: JSONOption
 
         /// The provider of the users `--op login` creates (and deletes).
         static let loginProvider = "tokentool-bench"
@@ -37,10 +37,10 @@ extension TokenCommand {
         }
 
         func run() async throws {
-            try await reportingErrors(json: json) {
+            try await reportingErrors(json: output.json) {
                 let (count, elapsed) = try await store.withSessions { sessions in try await measure(sessions) }
                 let rate = Double(count) / elapsed
-                if json {
+                if output.json {
                     printJSON(.object(["store": .string(store.storeKind), "op": .string(op), "rotations_per_sec": .double((rate * 10).rounded() / 10),
                                        "rotations": .int(Int64(count)), "seconds": .double((elapsed * 1000).rounded() / 1000),
                                        "concurrency": .int(Int64(concurrency))]))

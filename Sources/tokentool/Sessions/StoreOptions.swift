@@ -41,8 +41,7 @@ struct StoreOptions: ParsableArguments {
             help: ArgumentHelp("32-byte key (raw, hex or base64url) sealing private signing keys at rest (or $TOKENTOOL_MASTER_KEY_FILE).", valueName: "FILE"))
     var masterKeyFile: String?
 
-    @Option(name: .long, help: ArgumentHelp("Pretend the time is this Unix time.", valueName: "UNIX_SECONDS"))
-    var now: Int64?
+    @OptionGroup var clock: ClockOption
 
     /// The configuration these flags describe.
     func configuration() throws -> SessionConfiguration {
@@ -58,7 +57,7 @@ struct StoreOptions: ParsableArguments {
         if let file = masterKeyFile ?? ProcessInfo.processInfo.environment["TOKENTOOL_MASTER_KEY_FILE"] {
             config.masterKey = try MasterKeyFile.read(path: file)
         }
-        if let now { config.clock = .fixed(unixSeconds: now) }
+        if clock.now != nil { config.clock = clock.clock }
         try config.validate()
         return config
     }

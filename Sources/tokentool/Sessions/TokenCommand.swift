@@ -18,14 +18,14 @@ struct TokenCommand: AsyncParsableCommand {
         var sub: String?
         @Option(name: .customLong("identity-json"), help: ArgumentHelp("A normalized identity (as `tokentool idp … --json` prints it): sign in, creating the user on first use.", valueName: "FILE"))
         var identityJSON: String?
-        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @OptionGroup var output: JSONOption
 
         func validate() throws {
             guard (sub == nil) != (identityJSON == nil) else { throw ValidationError("give exactly one of --sub and --identity-json") }
         }
 
         func run() async throws {
-            try await reportingErrors(json: json) {
+            try await reportingErrors(json: output.json) {
                 let pair: TokenPair = try await store.withSessions { sessions in
                     if let sub {
                         _ = try await sessions.ensureUser(id: sub)
@@ -33,7 +33,7 @@ struct TokenCommand: AsyncParsableCommand {
                     }
                     return try await sessions.signIn(with: try readIdentity(identityJSON!)).tokens
                 }
-                printPair(pair, json: json)
+                printPair(pair, json: output.json)
             }
         }
     }
@@ -42,14 +42,14 @@ struct TokenCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Rotate a refresh token: the presented one is spent, a new pair is printed.")
         @OptionGroup var store: StoreOptions
-        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @OptionGroup var output: JSONOption
         @Argument(help: "The refresh token, or - to read it from standard input.") var refreshToken: String
 
         func run() async throws {
-            try await reportingErrors(json: json) {
+            try await reportingErrors(json: output.json) {
                 let token = try readTokenArgument(refreshToken)
                 let pair = try await store.withSessions { try await $0.refresh(token, clientID: store.clientID) }
-                printPair(pair, json: json)
+                printPair(pair, json: output.json)
             }
         }
     }
@@ -58,14 +58,14 @@ struct TokenCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Log out: revoke the whole session of a refresh token (or of an access token's sid).")
         @OptionGroup var store: StoreOptions
-        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @OptionGroup var output: JSONOption
         @Argument(help: "A refresh token or access token, or - to read it from standard input.") var token: String
 
         func run() async throws {
-            try await reportingErrors(json: json) {
+            try await reportingErrors(json: output.json) {
                 let text = try readTokenArgument(token)
                 let sid = try await store.withSessions { try await $0.revoke(text, clientID: store.clientID) }
-                if json { printJSON(.object(["revoked": true, "sid": .string(sid)])) } else { print("revoked session \(sid)") }
+                if output.json { printJSON(.object(["revoked": true, "sid": .string(sid)])) } else { print("revoked session \(sid)") }
             }
         }
     }
@@ -74,14 +74,14 @@ struct TokenCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "RFC 7662 introspection of an access or refresh token; exit 1 when inactive.")
         @OptionGroup var store: StoreOptions
-        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @OptionGroup var output: JSONOption
         @Argument(help: "An access token or refresh token, or - to read it from standard input.") var token: String
 
         func run() async throws {
-            try await reportingErrors(json: json) {
+            try await reportingErrors(json: output.json) {
                 let text = try readTokenArgument(token)
                 let result = try await store.withSessions { try await $0.introspect(text) }
-                if json {
+                if output.json {
                     printJSON(.object(result.response))
                 } else {
                     for (name, value) in result.response {
@@ -103,12 +103,12 @@ struct TokenCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The sweep: delete revoked and expired sessions and retired keys no longer published; erase the successors of tokens spent past the grace interval.")
         @OptionGroup var store: StoreOptions
-        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @OptionGroup var output: JSONOption
 
         func run() async throws {
-            try await reportingErrors(json: json) {
+            try await reportingErrors(json: output.json) {
                 let counts = try await store.withSessions { try await $0.purge() }
-                if json {
+                if output.json {
                     printJSON(.object(["sessions": .int(Int64(counts.sessions)), "refresh_tokens": .int(Int64(counts.refreshTokens)),
                                        "signing_keys": .int(Int64(counts.signingKeys)), "spent_successors": .int(Int64(counts.spentSuccessors))]))
                 } else {

@@ -13,19 +13,19 @@ struct UserCommand: AsyncParsableCommand {
     struct Disable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Disable a user: no sign-in, no refresh, access tokens refused by the server.")
         @OptionGroup var store: StoreOptions
-        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @OptionGroup var output: JSONOption
         @Argument(help: "The user id.") var userID: String
 
-        func run() async throws { try await UserCommand.setDisabled(userID, true, store: store, json: json) }
+        func run() async throws { try await UserCommand.setDisabled(userID, true, store: store, json: output.json) }
     }
 
     struct Enable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Enable a disabled user again.")
         @OptionGroup var store: StoreOptions
-        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @OptionGroup var output: JSONOption
         @Argument(help: "The user id.") var userID: String
 
-        func run() async throws { try await UserCommand.setDisabled(userID, false, store: store, json: json) }
+        func run() async throws { try await UserCommand.setDisabled(userID, false, store: store, json: output.json) }
     }
 
     static func setDisabled(_ userID: String, _ disabled: Bool, store: StoreOptions, json: Bool) async throws {
@@ -41,13 +41,13 @@ struct UserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete a user with its identities and sessions (one transaction; nothing else).")
         @OptionGroup var store: StoreOptions
-        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @OptionGroup var output: JSONOption
         @Argument(help: "The user id.") var userID: String
 
         func run() async throws {
-            try await reportingErrors(json: json) {
+            try await reportingErrors(json: output.json) {
                 try await store.withSessions { try await $0.deleteUser(id: userID) }
-                if json { printJSON(.object(["deleted": true, "user_id": .string(userID)])) } else { print("deleted user \(userID)") }
+                if output.json { printJSON(.object(["deleted": true, "user_id": .string(userID)])) } else { print("deleted user \(userID)") }
             }
         }
     }
@@ -55,17 +55,17 @@ struct UserCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show a user's identities and sessions.")
         @OptionGroup var store: StoreOptions
-        @Flag(name: .long, help: "Print one JSON object.") var json = false
+        @OptionGroup var output: JSONOption
         @Argument(help: "The user id.") var userID: String
 
         func run() async throws {
-            try await reportingErrors(json: json) {
+            try await reportingErrors(json: output.json) {
                 let (identities, sessions) = try await store.withSessions { s -> ([IdentityRecord], [SessionRecord]) in
                     guard try await s.user(id: userID) != nil else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
                     return (try await s.identities(of: userID), try await s.sessions(of: userID))
                 }
                 let now = try store.configuration().clock.now().timeIntervalSince1970
-                if json {
+                if output.json {
                     printJSON(.object([
                         "user_id": .string(userID),
                         "identities": .array(identities.map { .object(["provider": .string($0.provider), "subject": .string($0.subject),
