@@ -301,7 +301,7 @@ EOF
         fi
         if [ "$OVERLOAD" = 1 ] && [ "$n" = 1 ]; then
             for row in login refresh; do
-                cap=$(awk -F'\t' -v s="$store" -v r="$row" '$1 == s && $2 == 1 && $3 == r {print $6}' "$WORK/rows" | json_get rps)
+                cap=$(awk -F'\t' -v s="$store" -v r="$row" '$1 == s && $2 == 1 && $3 == r {print $6}' "$WORK/rows" | json_get rps 2>/dev/null || true)
                 [ -n "$cap" ] || continue
                 rate=$(python3 -c "print(round(2 * $cap))")
                 if [ "$row" = login ]; then
