@@ -29,11 +29,12 @@ public final class PostgresSessionStore: SessionStore {
         /// server's certificate verified), except to a loopback address or a Unix socket (`disable`).
         public var sslMode: String
         /// How long a request waits for a connection (`connect_timeout`, in seconds, 1 to 60;
-        /// default 5) before it fails with `store_unavailable`: a database that is down answers
-        /// 503 in bounded time, not after the pool's own minute-long retrying.
+        /// default 5) before it checks that the database answers at all, and fails with
+        /// `store_unavailable` when it does not: a database that is down answers 503 in bounded
+        /// time, not after the pool's own minute-long retrying. Also the time allowed to connect.
         public var connectTimeout: Duration
         /// How long a transaction may hold its connection (`query_timeout`, in seconds, 1 to 300;
-        /// default 15): past it the connection is closed, which fails the transaction with
+        /// default 30): past it the connection is closed, which fails the transaction with
         /// `store_unavailable` (a database that went away mid-query can leave a query unanswered).
         public var queryTimeout: Duration
 
@@ -61,7 +62,7 @@ public final class PostgresSessionStore: SessionStore {
                 throw TokenError(.invalidConfiguration, "connect_timeout must be 1 to 60 seconds, got \"\(timeout.prefix(16))\"")
             }
             connectTimeout = .seconds(seconds)
-            let query = items.first { $0.name == "query_timeout" }?.value ?? "15"
+            let query = items.first { $0.name == "query_timeout" }?.value ?? "30"
             guard let q = Int(query), (1...300).contains(q) else {
                 throw TokenError(.invalidConfiguration, "query_timeout must be 1 to 300 seconds, got \"\(query.prefix(16))\"")
             }
@@ -203,17 +204,19 @@ public final class PostgresSessionStore: SessionStore {
 
     // MARK: - internals
 
-    /// Runs `body` on a pooled connection. Waiting for the connection is bounded: the pool alone
-    /// would queue requests while it retries connecting (a minute before it gives up), so a
-    /// request that has no connection after `connectTimeout` (after `shortWait` while the
-    /// database is known to be down) fails with `store_unavailable`. Once `body` has its
+    /// Runs `body` on a pooled connection. Waiting for the connection is bounded while the
+    /// database is down: the pool alone would queue requests while it retries connecting (a
+    /// minute before it gives up), so a request that has no connection after `connectTimeout`
+    /// (after `shortWait` while the database is known to be down) makes a connection of its own
+    /// to see whether the database answers: when it does not, the request fails with
+    /// `store_unavailable`; when it does, the pool is only busy and the request keeps waiting. Once `body` has its
     /// connection it runs to its end, unless it holds it past `queryTimeout`: then the connection
     /// is closed, which fails its query (a database that stops answering, a dropped network). The pool keeps reconnecting in the background; the first request that gets a
     /// connection again clears the down state.
     private func withConnection<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let wait = unreachable.load(ordering: .relaxed) ? min(Self.shortWait, location.connectTimeout) : location.connectTimeout
         let lease = LeaseRace()
-        let client = self.client, location = self.location
+        let client = self.client, location = self.location, logger = self.logger
         do {
             // The group ends before this returns: `body` does not outlive the call.
             let value = try await withoutActuallyEscaping(body) { body in try await withThrowingTaskGroup(of: T?.self) { group in
@@ -224,7 +227,13 @@ public final class PostgresSessionStore: SessionStore {
                     }
                 }
                 group.addTask {
-                    try? await Task.sleep(for: wait)  // cancelled once the body is done
+                    // Sleeps are cut short once the body is done (the group is cancelled).
+                    try? await Task.sleep(for: wait)
+                    // Still waiting: a busy pool keeps the request waiting; a database that
+                    // cannot be reached fails it.
+                    while lease.state.isWaiting, !Task.isCancelled, await Self.reachable(location, logger: logger) {
+                        try? await Task.sleep(for: location.connectTimeout)
+                    }
                     if lease.advance(to: .timedOut) { throw LeaseTimedOut() }
                     // The body has its connection: past `queryTimeout`, close it under the body.
                     try? await Task.sleep(for: location.queryTimeout)
@@ -253,6 +262,13 @@ public final class PostgresSessionStore: SessionStore {
         } catch {
             throw TokenError(.storeUnavailable, "\(location.redacted): \(Self.describe(error))")
         }
+    }
+
+    /// Whether a new connection to the database can be made now (within `connectTimeout`).
+    static func reachable(_ location: Location, logger: Logger) async -> Bool {
+        guard let probe = try? await PostgresConnection.connect(configuration: location.connectionConfiguration, id: 0, logger: logger) else { return false }
+        try? await probe.close()
+        return true
     }
 
     /// Runs one query and collects its rows; PostgreSQL errors become `store_unavailable`,

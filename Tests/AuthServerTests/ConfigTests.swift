@@ -28,6 +28,7 @@ struct ConfigTests {
         #expect(c.limits.loginPerAddress == RateLimit(count: 300, window: 300))
         #expect(c.limits.mailPerAddress == RateLimit(count: 5, window: 3600))
         #expect(c.providerURLs.apple == "https://appleid.apple.com")
+        #expect(c.providerTimeout == 5)
     }
 
     @Test("durations, rates and relative paths are parsed")
@@ -66,6 +67,8 @@ struct ConfigTests {
         (#"{"public_url":"http://a","apps":{"x":{}},"limits":{"mail_per_address":"5/"}}"#, "limits.mail_per_address"),
         (#"{"public_url":"http://a","apps":{"x y":{}}}"#, "apps.x y"),
         (#"{"public_url":"http://a","apps":{"x":{"providers":{"oauth2-facebook":{"app_id":"1"}}}}}"#, "apps.x.providers.oauth2-facebook.app_secret_file"),
+        (#"{"public_url":"http://a","apps":{"x":{}},"provider_timeout":"0s"}"#, "provider_timeout"),
+        (#"{"public_url":"http://a","apps":{"x":{}},"provider_timeout":"2m"}"#, "provider_timeout"),
     ])
     func badValue(text: String, path: String) throws {
         let message = try #require(refusal(text))

@@ -21,6 +21,16 @@ import Testing
         #expect(try PostgresSessionStore.Location(url: "postgres://app@127.0.0.1/auth?sslmode=require").sslMode == "require")
     }
 
+    @Test func postgresWaitsAreBoundedAndConfigurable() throws {
+        let defaults = try PostgresSessionStore.Location(url: "postgres://app@127.0.0.1/auth")
+        #expect(defaults.connectTimeout == .seconds(5) && defaults.queryTimeout == .seconds(30))
+        let set = try PostgresSessionStore.Location(url: "postgres://app@127.0.0.1/auth?connect_timeout=2&query_timeout=30")
+        #expect(set.connectTimeout == .seconds(2) && set.queryTimeout == .seconds(30))
+        for bad in ["connect_timeout=0", "connect_timeout=61", "connect_timeout=x", "query_timeout=0", "query_timeout=301"] {
+            #expect(throws: TokenError.self, "\(bad)") { try PostgresSessionStore.Location(url: "postgres://app@127.0.0.1/auth?" + bad) }
+        }
+    }
+
     @Test(arguments: StoreKind.available)
     func storeFromAFile(kind: StoreKind) async throws {
         try await Harness.withStore(kind) { t in
