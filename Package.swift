@@ -165,6 +165,7 @@ if coreOnly {
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),  // the fault tests read the store's file
             ],
             swiftSettings: strict),
         .testTarget(

@@ -11,6 +11,7 @@
 #   floor-login     `tokentool token bench --op login` on the server's store, no HTTP (the login floor)
 #   floor-refresh   `tokentool token bench --op refresh` (refresh keeping the token), no HTTP
 #   floor-rotate    `tokentool token bench --op rotate` (one rotation), no HTTP
+#   floor-profile   `tokentool token bench --op profile`: the profile's store work (live check, identities), no HTTP
 #   login           POST …/app/bench-keep/auth/providers/anon-user/login {} (a new user and session each)
 #   refresh         POST …/auth/session, refresh_rotation off (the same refresh token each time)
 #   refresh-rotate  POST …/auth/session, refresh_rotation on (each answer's token is used next)
@@ -19,7 +20,8 @@
 # with 1 and 2 server instances (2: one PostgreSQL database, or one SQLite file; as many bench-floors
 # for floor-http and middleware), wrk's connections split between them. The ratio column is a row's
 # requests/s over its floor's; the target column is the project's targets (docs/performance.md: middleware 80 % of floor-http, profile
-# 50 % of floor-http, login and refreshes 50 % of their store floors).
+# 50 % of floor-http, login and refreshes 50 % of their store floors). The store columns put each
+# server row beside the same work done on the store without HTTP (what bounds it).
 #
 # --quick: 3 s rows, SQLite, 1 instance, no repeats. --overload: after a store's 1-instance rows, the
 # open-loop generator (scripts/wrk/openloop.py) offers twice the measured login and refresh rates for
@@ -130,7 +132,7 @@ cmd_of() {
     case $1 in
         floor-http) echo "wrk -c$CONNECTIONS -d${SECONDS_PER_ROW}s GET /floor (bench-floor)" ;;
         floor-sign) echo "tokentool bench --alg ES256 --op raw-sign --threads $(nproc) --seconds $SECONDS_PER_ROW" ;;
-        floor-login|floor-refresh|floor-rotate) echo "tokentool token bench --op ${1#floor-} --concurrency $CONNECTIONS --seconds $SECONDS_PER_ROW --store S" ;;
+        floor-login|floor-refresh|floor-rotate|floor-profile) echo "tokentool token bench --op ${1#floor-} --concurrency $CONNECTIONS --seconds $SECONDS_PER_ROW --store S" ;;
         login) echo "wrk -s post-json.lua POST $BASE/app/bench-keep/auth/providers/anon-user/login" ;;
         refresh) echo "wrk -s post-json.lua POST $BASE/auth/session (BEARER=refresh token of bench-keep)" ;;
         refresh-rotate) echo "wrk -s refresh-rotating.lua POST $BASE/auth/session (bench-rotate tokens)" ;;
@@ -269,6 +271,7 @@ EOF
             wanted login && { s=$(store_floor login "$location"); record "$store" "$n" floor-login - - "$s"; }
             wanted refresh && { s=$(store_floor refresh "$location"); record "$store" "$n" floor-refresh - - "$s"; }
             wanted refresh-rotate && { s=$(store_floor rotate "$location"); record "$store" "$n" floor-rotate - - "$s"; }
+            wanted profile && { s=$(store_floor profile "$location"); record "$store" "$n" floor-profile - - "$s"; }
         fi
         urls() { local u; for u in "${servers[@]}"; do echo "$u$1"; done; }
         if wanted login; then
@@ -328,16 +331,19 @@ f = lambda v: "-" if v is None else ("%.2f" % v if v < 100 else "%.0f" % v)
 print("%d connections, %s s per row, median of %s run(s); load average %s at the start, %s at the end; %d cores"
       % (int(sys.argv[4]), sys.argv[5], sys.argv[6], meta.get("start_load"), meta.get("end_load"), os.cpu_count()))
 print()
-print("| store | inst | row | req/s | p50 ms | p99 ms | errors | floor | floor req/s | ratio | target | met |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+STORE_FLOOR = {"login": "floor-login", "refresh": "floor-refresh", "refresh-rotate": "floor-rotate", "profile": "floor-profile"}
+print("| store | inst | row | req/s | p50 ms | p99 ms | errors | floor | floor req/s | ratio | target | met | store floor req/s | ratio to it |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for store, n, name, floor, target, summary, cmd in rows:
     s = json.loads(summary)
     fr = floor_of(store, n, floor) if floor != "-" else None
     ratio = s["rps"] / fr if fr else None
     met = "-" if target == "-" or ratio is None else ("yes" if ratio >= float(target) and s["errors"] == 0 else "NO")
-    print("| %s | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
+    sf = floor_of(store, n, STORE_FLOOR[name]) if name in STORE_FLOOR else None
+    print("| %s | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
         store, n, name, f(s["rps"]), f(s["p50_ms"]), f(s["p99_ms"]), s["errors"], floor, f(fr),
-        "-" if ratio is None else "%.0f %%" % (100 * ratio), "-" if target == "-" else "≥ %.0f %%" % (100 * float(target)), met))
+        "-" if ratio is None else "%.0f %%" % (100 * ratio), "-" if target == "-" else "≥ %.0f %%" % (100 * float(target)), met,
+        f(sf), "-" if not sf else "%.0f %%" % (100 * s["rps"] / sf)))
 if os.path.exists(sys.argv[3]) and os.path.getsize(sys.argv[3]):
     print()
     print("| overload (open loop, 2x the row's req/s) | offered/s | answered/s | 2xx | 503 | other | timeouts | p50 ms | p99 ms | max ms | p99 2xx ms | p99 ≤ 1 s |")

@@ -3,6 +3,7 @@ import Identity
 import JOSE
 import PostgresNIO
 public import Sessions
+import Synchronization
 
 /// The session store for several server instances sharing one PostgreSQL database.
 ///
@@ -27,8 +28,16 @@ public final class PostgresSessionStore: SessionStore {
         /// `disable`, `prefer` or `require`. Without `sslmode` in the URL: `require` (TLS with the
         /// server's certificate verified), except to a loopback address or a Unix socket (`disable`).
         public var sslMode: String
+        /// How long a request waits for a connection (`connect_timeout`, in seconds, 1 to 60;
+        /// default 5) before it fails with `store_unavailable`: a database that is down answers
+        /// 503 in bounded time, not after the pool's own minute-long retrying.
+        public var connectTimeout: Duration
+        /// How long a transaction may hold its connection (`query_timeout`, in seconds, 1 to 300;
+        /// default 15): past it the connection is closed, which fails the transaction with
+        /// `store_unavailable` (a database that went away mid-query can leave a query unanswered).
+        public var queryTimeout: Duration
 
-        /// Parses `postgres://user:password@host:port/database?sslmode=disable&host=/socket/dir`.
+        /// Parses `postgres://user:password@host:port/database?sslmode=disable&host=/socket/dir&connect_timeout=5`.
         /// - Throws: `invalid_configuration` for another scheme or an unknown `sslmode`.
         public init(url: String) throws {
             guard let c = URLComponents(string: url), c.scheme == "postgres" || c.scheme == "postgresql" else {
@@ -47,6 +56,16 @@ public final class PostgresSessionStore: SessionStore {
             guard ["disable", "prefer", "require"].contains(sslMode) else {
                 throw TokenError(.invalidConfiguration, "sslmode must be disable, prefer or require, got \"\(sslMode.prefix(16))\"")
             }
+            let timeout = items.first { $0.name == "connect_timeout" }?.value ?? "5"
+            guard let seconds = Int(timeout), (1...60).contains(seconds) else {
+                throw TokenError(.invalidConfiguration, "connect_timeout must be 1 to 60 seconds, got \"\(timeout.prefix(16))\"")
+            }
+            connectTimeout = .seconds(seconds)
+            let query = items.first { $0.name == "query_timeout" }?.value ?? "15"
+            guard let q = Int(query), (1...300).contains(q) else {
+                throw TokenError(.invalidConfiguration, "query_timeout must be 1 to 300 seconds, got \"\(query.prefix(16))\"")
+            }
+            queryTimeout = .seconds(q)
         }
 
         /// The URL without the password, for messages.
@@ -69,6 +88,7 @@ public final class PostgresSessionStore: SessionStore {
                 config = .init(host: host, port: port, username: username, password: password, database: database, tls: clientTLS)
             }
             config.options.maximumConnections = 20
+            config.options.connectTimeout = connectTimeout
             return config
         }
 
@@ -93,6 +113,10 @@ public final class PostgresSessionStore: SessionStore {
     let client: PostgresClient
     private let runTask: Task<Void, Never>
     let logger: Logger
+    /// Set when a request found no connection within `connectTimeout` (the database is down),
+    /// cleared by the next one that gets one: while set, requests wait only `shortWait`.
+    private let unreachable = Atomic<Bool>(false)
+    static let shortWait = Duration.milliseconds(500)
 
     private init(location: Location, logger: Logger) {
         self.location = location
@@ -179,15 +203,53 @@ public final class PostgresSessionStore: SessionStore {
 
     // MARK: - internals
 
-    private func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    /// Runs `body` on a pooled connection. Waiting for the connection is bounded: the pool alone
+    /// would queue requests while it retries connecting (a minute before it gives up), so a
+    /// request that has no connection after `connectTimeout` (after `shortWait` while the
+    /// database is known to be down) fails with `store_unavailable`. Once `body` has its
+    /// connection it runs to its end, unless it holds it past `queryTimeout`: then the connection
+    /// is closed, which fails its query (a database that stops answering, a dropped network). The pool keeps reconnecting in the background; the first request that gets a
+    /// connection again clears the down state.
+    private func withConnection<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let wait = unreachable.load(ordering: .relaxed) ? min(Self.shortWait, location.connectTimeout) : location.connectTimeout
+        let lease = LeaseRace()
+        let client = self.client, location = self.location
         do {
-            return try await client.withConnection(body)
+            // The group ends before this returns: `body` does not outlive the call.
+            let value = try await withoutActuallyEscaping(body) { body in try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask {
+                    try await client.withConnection { conn in
+                        guard lease.advance(to: .leased(conn)) else { throw LeaseTimedOut() }
+                        return try await body(conn)
+                    }
+                }
+                group.addTask {
+                    try? await Task.sleep(for: wait)  // cancelled once the body is done
+                    if lease.advance(to: .timedOut) { throw LeaseTimedOut() }
+                    // The body has its connection: past `queryTimeout`, close it under the body.
+                    try? await Task.sleep(for: location.queryTimeout)
+                    if !Task.isCancelled, case .leased(let conn) = lease.state { try? await conn.close() }
+                    return nil
+                }
+                defer { group.cancelAll() }
+                while let result = try await group.next() {
+                    if let result { return result }
+                }
+                throw LeaseTimedOut()  // unreachable: the connection child returns a value or throws
+            } }
+            unreachable.store(false, ordering: .relaxed)
+            return value
         } catch let e as TokenError {
+            unreachable.store(false, ordering: .relaxed)  // it got a connection: the body's error
             throw e
         } catch let e as BodyFailure {
+            unreachable.store(false, ordering: .relaxed)
             throw e
         } catch is RetryableConflict {
             throw RetryableConflict()
+        } catch is LeaseTimedOut where lease.state.isTimedOut {
+            unreachable.store(true, ordering: .relaxed)
+            throw TokenError(.storeUnavailable, "\(location.redacted): no connection within \(wait)")
         } catch {
             throw TokenError(.storeUnavailable, "\(location.redacted): \(Self.describe(error))")
         }
@@ -196,6 +258,9 @@ public final class PostgresSessionStore: SessionStore {
     /// Runs one query and collects its rows; PostgreSQL errors become `store_unavailable`,
     /// except deadlocks and serialization failures, which the transaction retries.
     static func run(_ conn: PostgresConnection, _ query: PostgresQuery, location: Location, logger: Logger) async throws -> [PostgresRow] {
+        // postgres-nio (1.33.2) never completes a query written to a connection that has just
+        // closed: refuse one that is already known closed.
+        guard !conn.isClosed else { throw TokenError(.storeUnavailable, "\(location.redacted): the connection is closed") }
         do {
             return try await conn.query(query, logger: logger).collect()
         } catch let e as PSQLError {
@@ -240,6 +305,30 @@ extension PostgresTransaction: MigrationDriver {
 }
 
 struct RetryableConflict: Error {}
+
+/// A request gave up waiting for a pooled connection.
+struct LeaseTimedOut: Error {}
+
+/// Who won the race between getting a connection and the wait running out.
+final class LeaseRace: Sendable {
+    enum State: Sendable {
+        case waiting, leased(PostgresConnection), timedOut
+        var isWaiting: Bool { if case .waiting = self { true } else { false } }
+        var isTimedOut: Bool { if case .timedOut = self { true } else { false } }
+    }
+    private let current = Mutex(State.waiting)
+
+    var state: State { current.withLock { $0 } }
+
+    /// Moves from `waiting` to `next`; false when the other side won first.
+    func advance(to next: State) -> Bool {
+        current.withLock { state in
+            guard state.isWaiting else { return false }
+            state = next
+            return true
+        }
+    }
+}
 
 /// Carries an error thrown by a transaction's body past the driver's own error mapping.
 struct BodyFailure: Error {

@@ -57,7 +57,9 @@ struct MiddlewareTests {
             jwksRouter.get("broken/jwks.json") { _, _ -> Response in Response(status: .internalServerError) }
             try await withLiveApp(jwksRouter) { jwksPort in
                 let transport = AsyncHTTPClientTransport()
-                let jwks = try RemoteJWKS(url: "http://127.0.0.1:\(jwksPort)/.well-known/jwks.json", transport: transport)
+                // 30 s, not the default 5: a loaded 2-core CI machine once took longer for this loopback fetch.
+                let jwks = try RemoteJWKS(url: "http://127.0.0.1:\(jwksPort)/.well-known/jwks.json", transport: transport,
+                                          policy: RemoteJWKS.Policy(timeout: 30))
                 let broken = try RemoteJWKS(url: "http://127.0.0.1:\(jwksPort)/broken/jwks.json", transport: transport)
                 let router = Router(context: AuthenticatedRequestContext.self)
                 router.group("api")

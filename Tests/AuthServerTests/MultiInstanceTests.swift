@@ -2,10 +2,10 @@ import Foundation
 import JOSE
 import Testing
 
-/// Two `tokentool serve` processes on one PostgreSQL database, refreshing one session at once.
+/// Two `tokentool serve` processes on one PostgreSQL database, refreshing the same sessions at once.
 @Suite("Several instances on PostgreSQL", .serialized)
 struct MultiInstanceTests {
-    @Test("concurrent refreshes of one token through two processes: exactly one rotation wins")
+    @Test("concurrent refreshes of the same tokens through two processes: exactly one rotation wins each race, no session forks")
     func oneRotationWins() async throws {
         guard StoreKind.available.contains(.postgres) else { return }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tokentool-multi-\(UUID().uuidString)").path
@@ -23,24 +23,53 @@ struct MultiInstanceTests {
         let url1 = try #require(try await one.listening(), "\(one.stderr)")
         let url2 = try #require(try await two.listening(), "\(two.stderr)")
 
-        let login = try await LiveServer.post(url1 + LiveServer.base + "/app/myapp/auth/providers/anon-user/login", body: "{}")
-        let refresh = try #require(login["refresh_token"])
-        do {
-            let answers = try await withThrowingTaskGroup(of: LiveServer.Answer.self) { group in
-                for k in 0..<6 {
-                    let target = (k % 2 == 0 ? url1 : url2) + LiveServer.base + "/auth/session"
-                    group.addTask { try await LiveServer.post(target, body: nil, bearer: refresh) }
+        // Many sessions, each raced in several rounds: every round, six refreshes of the session's
+        // current token at once, alternating between the two processes, all sessions at the same time.
+        let sessions = 8, rounds = 3
+        var tokens: [String] = []
+        for _ in 0..<sessions {
+            let login = try await LiveServer.post(url1 + LiveServer.base + "/app/myapp/auth/providers/anon-user/login", body: "{}")
+            tokens.append(try #require(login["refresh_token"]))
+        }
+        for round in 0..<rounds {
+            let current = tokens
+            let answers = try await withThrowingTaskGroup(of: (Int, LiveServer.Answer).self) { group in
+                for (s, refresh) in current.enumerated() {
+                    for k in 0..<6 {
+                        let target = ((k + s) % 2 == 0 ? url1 : url2) + LiveServer.base + "/auth/session"
+                        group.addTask { (s, try await LiveServer.post(target, body: nil, bearer: refresh)) }
+                    }
                 }
-                return try await group.reduce(into: [LiveServer.Answer]()) { $0.append($1) }
+                return try await group.reduce(into: [Int: [LiveServer.Answer]]()) { $0[$1.0, default: []].append($1.1) }
             }
-            // Every answer is 201 with one and the same successor: one rotation, the rest its grace replays.
-            #expect(answers.allSatisfy { $0.status == 201 }, "\(answers.map(\.status))")
-            #expect(Set(answers.compactMap { $0["refresh_token"] }).count == 1)
-            let successor = try #require(answers.first?["refresh_token"])
-            #expect(successor != refresh)
-            #expect(try await LiveServer.post(url2 + LiveServer.base + "/auth/session", body: nil, bearer: successor).status == 201)
+            for s in 0..<sessions {
+                let race = answers[s] ?? []
+                // Every answer is 201 with one and the same successor: one rotation, the rest its grace replays.
+                #expect(race.count == 6 && race.allSatisfy { $0.status == 201 }, "round \(round), session \(s): \(race.map(\.status))")
+                let successors = Set(race.compactMap { $0["refresh_token"] })
+                #expect(successors.count == 1, "round \(round), session \(s): \(successors.count) successors")
+                let successor = try #require(successors.first)
+                #expect(successor != current[s])
+                tokens[s] = successor
+            }
+        }
+        // No session forked: each has exactly one unspent refresh token, and it is the one handed out.
+        let unspent = try await psql(url, "SELECT COUNT(*) FROM refresh_tokens WHERE used_at IS NULL GROUP BY session_id HAVING COUNT(*) <> 1")
+        #expect(unspent.isEmpty, "sessions with other than one unspent token: \(unspent)")
+        let live = try await psql(url, "SELECT COUNT(DISTINCT session_id) FROM refresh_tokens WHERE used_at IS NULL")
+        #expect(live == "\(sessions)")
+        for token in tokens {
+            #expect(try await LiveServer.post(url2 + LiveServer.base + "/auth/session", body: nil, bearer: token).status == 201)
         }
         #expect(try await one.stop() == 0)
         #expect(try await two.stop() == 0)
+    }
+
+    /// The output of one query through `psql` (tuples only, unaligned), trimmed.
+    func psql(_ url: String, _ sql: String) async throws -> String {
+        let server = try await ThrowawayPostgres.shared.server()
+        let r = try await runProcess(server.bin + "/psql", [url, "-tAc", sql])
+        guard r.status == 0 else { throw HarnessError("psql failed: \(r.stderr)") }
+        return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -186,8 +186,9 @@ import Testing
         #expect(try await Self.code(endpoint, deep) == "provider_unavailable")
         #expect(try await Self.code(endpoint, #"{"\#(member)":\#(deep)}"#) == "provider_unavailable")
         // Only a guard against a hang (milliseconds alone): timings are measured in benchmarks,
-        // not asserted in tests, and a loaded CI machine once took 15 s for this test's turn.
-        #expect(ContinuousClock.now - started < .seconds(120))
+        // not asserted in tests; a loaded CI machine once took 15 s for this test's turn, and a
+        // machine at load 24 on 2 cores 273 s (every test of that run waited as long).
+        #expect(ContinuousClock.now - started < .seconds(600))
     }
 
     // MARK: members

@@ -24,6 +24,10 @@ public struct ServerConfig: Sendable {
     /// Apps by id.
     public var apps: [String: AppConfig]
     public var providerURLs: ProviderURLs
+    /// How long a call to Google, Apple, Facebook or a custom-token JWKS URL may take, in seconds
+    /// (`provider_timeout`, 1s to 60s, default 5s); a login whose provider does not answer in time is
+    /// 503 `ServiceUnavailable`. The custom function keeps its own 10 s.
+    public var providerTimeout: Int64 = 5
     /// OAuth clients (introspection, revocation) by id, with their secrets.
     public var clients: [String: ClientConfig]
     /// The folder relative paths were resolved against.
@@ -105,6 +109,10 @@ public struct ServerConfig: Sendable {
             config.providerURLs.apple = try p.url("apple") ?? config.providerURLs.apple
             config.providerURLs.facebookGraph = try p.url("facebook_graph") ?? config.providerURLs.facebookGraph
             try p.finish()
+        }
+        if let t = try top.duration("provider_timeout") {
+            guard (1...60).contains(t) else { throw top.error("provider_timeout", "must be 1s to 60s") }
+            config.providerTimeout = t
         }
         if var c = try top.object("clients") {
             for id in c.memberNames {

@@ -26,6 +26,7 @@ struct LoginProviders: Sendable {
 
     init(app: AppConfig, config: ServerConfig, transport: any HTTPTransport) throws {
         let urls = config.providerURLs
+        let timeout = TimeInterval(config.providerTimeout)
         for (name, provider) in app.providers {
             switch provider {
             case .customToken(let c):
@@ -36,13 +37,14 @@ struct LoginProviders: Sendable {
                 if let secret = c.hmacSecret {
                     keys = .keys(try JWKSet(keys: [JWK(hmacSecret: secret)]))
                 } else {
-                    keys = try KeySource.urlOrFile(c.jwksURL ?? c.jwksFile ?? "", transport: transport)
+                    keys = try KeySource.urlOrFile(c.jwksURL ?? c.jwksFile ?? "", transport: transport, policy: .init(timeout: timeout))
                 }
                 customToken = try CustomJWTProvider(configuration: pc, keys: keys)
             case .google(let g):
                 var gc = GoogleProvider.Configuration(clientIDs: Set(g.clientIDs), hostedDomain: g.hostedDomain, clientSecret: g.clientSecret)
                 gc.jwksURL = urls.googleJWKS
                 gc.tokenURL = urls.google + "/token"
+                gc.timeout = timeout
                 google = try GoogleProvider(configuration: gc, transport: transport)
                 googleRedirectURI = g.redirectURI
                 googleClientID = g.clientIDs[0]
@@ -55,11 +57,13 @@ struct LoginProviders: Sendable {
                 ac.jwksURL = urls.apple + "/auth/keys"
                 ac.tokenURL = urls.apple + "/auth/token"
                 ac.revokeURL = urls.apple + "/auth/revoke"
+                ac.timeout = timeout
                 apple = try AppleProvider(configuration: ac, transport: transport)
                 appleClientID = a.clientIDs[0]
             case .facebook(let f):
                 var fc = FacebookProvider.Configuration(appID: f.appID, appSecret: f.appSecret)
                 fc.graphURL = urls.facebookGraph
+                fc.timeout = timeout
                 facebook = try FacebookProvider(configuration: fc, transport: transport)
             case .customFunction(let f):
                 var fc = CustomFunctionProvider.Configuration(url: f.url, secret: f.secret)

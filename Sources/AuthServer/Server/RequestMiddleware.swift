@@ -55,6 +55,11 @@ struct RequestMiddleware: RouterMiddleware {
         case let e as TokenError:
             mapping = ErrorMapping.of(e.code)
             message = e.message
+            if e.code == .storeUnavailable {
+                // Where the store lives and how it failed is for the operator, not the client.
+                server.logger.warning("store unavailable", metadata: ["request_id": .string(context.requestID), "error": .string(e.message)])
+                message = "the session store is unavailable; retry shortly"
+            }
         case let e as any HTTPResponseError:
             mapping = ErrorMapping.of(status: Int(e.status.code))
             if mapping.status == 404, known.matchesAnotherMethod(request.uri.path) {

@@ -8,7 +8,9 @@ import NIOCore
 /// at most three, and only where ``ProviderURL/redirectTarget(from:location:crossOrigin:)``
 /// allows (never from https to http; within the origin for JWKS fetches).
 ///
-/// Call ``shutdown()`` when done (AsyncHTTPClient requires it).
+/// Call ``shutdown()`` when done, to close the connections at a known point. A transport
+/// released without it (a `throw` between creating and shutting it down) shuts its client down
+/// in the background instead of stopping the process, as a bare AsyncHTTPClient would.
 ///
 /// ```swift
 /// let transport = AsyncHTTPClientTransport()
@@ -32,6 +34,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Closes the client's connections.
     public func shutdown() async throws {
         try await client.shutdown()
+    }
+
+    deinit {
+        // Not shut down (or already): start the shutdown without waiting. The callback holds the
+        // client until its pool is closed; a second shutdown only reports `alreadyShutdown`.
+        client.shutdown(queue: .global()) { _ in }
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {

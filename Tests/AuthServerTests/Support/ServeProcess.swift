@@ -48,8 +48,9 @@ final class ServeProcess: @unchecked Sendable {
         return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
     }
 
-    /// The URL of the `listening on` line, waiting up to `seconds`; `nil` when the process exited first.
-    func listening(within seconds: Double = 60) async throws -> String? {
+    /// The URL of the `listening on` line, waiting up to `seconds` (an ASan server on a loaded 2-core
+    /// machine once took over 60 s); `nil` when the process exited first.
+    func listening(within seconds: Double = 180) async throws -> String? {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             if let line = stdout.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {

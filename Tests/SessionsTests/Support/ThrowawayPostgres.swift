@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// A PostgreSQL server of its own for the test run: `initdb` into a temporary directory,
@@ -8,11 +9,30 @@ import Testing
 actor ThrowawayPostgres {
     static let shared = ThrowawayPostgres()
 
+    /// A server of its own, apart from the shared one, for a test that stops and starts it.
+    static func dedicated() -> ThrowawayPostgres { ThrowawayPostgres() }
+
     struct Server: Sendable {
         let bin: String
         let dataDirectory: String
         let port: Int
         let asUser: String?
+        /// The `postgres` options it was started with (port, socket folder, settings).
+        let options: String
+
+        /// Stops the server (`pg_ctl stop -m MODE`), keeping its data: a database going away under load.
+        func stop(mode: String = "fast") async throws {
+            let r = try await ThrowawayPostgres.run(bin + "/pg_ctl", ["-D", dataDirectory, "-m", mode, "-w", "-t", "60", "stop"], as: asUser)
+            guard r.status == 0 else { throw HarnessError("pg_ctl stop failed: \(r.stderr)") }
+        }
+
+        /// Starts it again on the same data and port.
+        func restart() async throws {
+            let log = URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().appendingPathComponent("server.log").path
+            let r = try await ThrowawayPostgres.run(bin + "/pg_ctl", ["-D", dataDirectory, "-l", log, "-o", options, "-w", "-t", "60", "start"],
+                                                    as: asUser, closingInheritedDescriptors: true)
+            guard r.status == 0 else { throw HarnessError("pg_ctl start failed: \(r.stderr)") }
+        }
 
         /// Creates an empty database and returns its URL.
         func createDatabase() async throws -> String {
@@ -24,7 +44,8 @@ actor ThrowawayPostgres {
     }
 
     private var starting: Task<Server, any Error>?
-    nonisolated(unsafe) private static var stopCommand: String?
+    /// What stops every server started (run at exit, once).
+    private static let stopCommands = Mutex<[String]>([])
 
     /// The server, started once on first use (every concurrent caller awaits the same start).
     func server() async throws -> Server {
@@ -70,14 +91,19 @@ actor ThrowawayPostgres {
                                        as: asUser, closingInheritedDescriptors: true)
             if r.status == 0 {
                 let stop = (asUser.map { "/usr/sbin/runuser -u \($0) -- " } ?? "") + "\(bin)/pg_ctl -D \(data) -m immediate -w stop >/dev/null 2>&1; rm -rf \(dir)"
-                Self.stopCommand = stop
-                atexit { if let command = ThrowawayPostgres.stopCommand { _ = system(command) } }
+                let first = Self.stopCommands.withLock { all in all.append(stop); return all.count == 1 }
+                if first {
+                    atexit {
+                        let all = ThrowawayPostgres.stopCommands.withLock { all in defer { all = [] }; return all }
+                        for command in all { _ = system(command) }
+                    }
+                }
                 // If this process dies without exit handlers, a watchdog in a session of its own
                 // (setsid -f: immune to signals sent to the test's process group) stops the server.
                 _ = try? await Self.run("/usr/bin/setsid", ["-f", "/bin/sh", "-c",
                     "exec </dev/null >/dev/null 2>&1; while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; if [ -d \(data) ]; then \(stop); fi"],
                     as: nil, closingInheritedDescriptors: true)
-                return Server(bin: bin, dataDirectory: data, port: port, asUser: asUser)
+                return Server(bin: bin, dataDirectory: data, port: port, asUser: asUser, options: options)
             }
             // The port may have been taken between probing and binding: try another.
             let log = (try? String(contentsOfFile: dir + "/server.log", encoding: .utf8)) ?? ""
