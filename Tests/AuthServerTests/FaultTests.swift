@@ -3,7 +3,7 @@ import Logging
 import SQLiteNIO
 import Testing
 
-/// The server under faults (issue 13 item 4), in a short form: a few seconds each.
+/// The server under faults (a killed instance, a PostgreSQL restart, slow providers), in a short form: a few seconds each.
 /// docs/server.md "Operating: failures" says what these prove.
 @Suite("Faults", .serialized)
 struct FaultTests {

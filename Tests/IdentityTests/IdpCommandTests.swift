@@ -196,7 +196,7 @@ import Testing
         let token = try JWTSigner(key: key).sign(["iss": "https://issuer.test", "aud": "app", "sub": "s-1", "iat": .int(now - 700), "exp": .int(now - 300)])
         let file = try tempFile(try key.pem())
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let base = ["idp", "jwt", "--iss", "https://issuer.test", "--aud", "app", "--key", file, "--json"]
+        let base = ["idp", "jwt", "--iss", "https://issuer.test", "--aud", "app", "--key", file, "--json", "--now", String(now)]
         let late = try await run(base + ["--leeway", "1m", token])
         #expect(late.status == 1 && late.stdout.contains("\"code\":\"expired\""), "\(late.stdout) \(late.stderr)")
         // Minutes of margin both ways: a loaded machine once took over 30 s between the runs.
