@@ -47,7 +47,7 @@ struct AccountCallTests {
         /// Waits up to 10 s for a mail holding `text`.
         func mailArrives(_ text: String) async throws -> Bool {
             for _ in 0..<200 {
-                if ((try? String(contentsOfFile: mailFile, encoding: .utf8)) ?? "").contains(text) { return true }
+                if readGrowingFile(mailFile).contains(text) { return true }
                 try await Task.sleep(nanoseconds: 50_000_000)
             }
             return false

@@ -15,7 +15,7 @@ struct AccountRoutesTests {
     /// Waits for the `n`th mail (1-based) in `file` and returns it.
     static func mail(_ file: String, _ n: Int) async throws -> String {
         for _ in 0..<200 {
-            let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+            let text = readGrowingFile(file)
             let mails = text.components(separatedBy: "From: ").dropFirst()
             if mails.count >= n { return String(mails[mails.index(mails.startIndex, offsetBy: n - 1)]) }
             try await Task.sleep(nanoseconds: 50_000_000)

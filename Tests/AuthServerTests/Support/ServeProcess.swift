@@ -39,14 +39,8 @@ final class ServeProcess: @unchecked Sendable {
     var stdout: String { Self.read(stdoutPath) }
     var stderr: String { Self.read(stderrPath) }
 
-    /// The file as it is now. Through FileHandle: `String(contentsOfFile:)` leaks its read buffer
-    /// (FoundationEssentials' readBytesFromFile, seen by LeakSanitizer) when the file grows while
-    /// it reads, as the server's output does.
-    private static func read(_ path: String) -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
-        defer { try? handle.close() }
-        return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
-    }
+    /// The file as it is now (the server is still writing it).
+    private static func read(_ path: String) -> String { readGrowingFile(path) }
 
     /// The URL of the `listening on` line, waiting up to `seconds` (an ASan server on a loaded 2-core
     /// machine once took over 60 s); `nil` when the process exited first.
@@ -78,4 +72,14 @@ final class ServeProcess: @unchecked Sendable {
         if exited.withLock({ $0 }) == nil { kill(process.processIdentifier, SIGTERM) }
         return try await exitStatus()
     }
+}
+
+/// A file another process may still be appending to (server output, delivered mail), as it is
+/// now; "" when it does not exist. Through FileHandle: `String(contentsOfFile:)` leaks its read
+/// buffer (FoundationEssentials' readBytesFromFile, seen by LeakSanitizer) when the file grows
+/// while it reads.
+func readGrowingFile(_ path: String) -> String {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+    defer { try? handle.close() }
+    return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
 }
