@@ -18,7 +18,7 @@ var products: [Product] = [
     .executable(name: "tokentool", targets: ["tokentool"]),
 ]
 var dependencies: [Package.Dependency] = [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
 ]
 var targets: [Target] = [
     // C libraries: nothing but JOSE imports these.
@@ -33,11 +33,12 @@ var targets: [Target] = [
 ]
 
 if coreOnly {
-    targets.append(.executableTarget(
-        name: "tokentool",
-        dependencies: ["JOSE", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-        exclude: ["Identity", "Sessions"],
-        swiftSettings: strict))
+    targets.append(
+        .executableTarget(
+            name: "tokentool",
+            dependencies: ["JOSE", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            exclude: ["Identity", "Sessions"],
+            swiftSettings: strict))
 } else {
     products += [
         .library(name: "Identity", targets: ["Identity"]),

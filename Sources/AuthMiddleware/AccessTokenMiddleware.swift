@@ -90,8 +90,10 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
         self.verifier = CachingVerifier(source: keys, options: options)
     }
 
-    public func handle(_ request: Request, context: Context,
-                       next: (Request, Context) async throws -> Response) async throws -> Response {
+    public func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         var context = context
         context.access = try await verify(request: request, logger: context.logger)
         return try await next(request, context)
@@ -108,8 +110,9 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
                 throw TokenError(.invalidInput, "access token header has no kid")
             }
             let scopes = verified.claims["scope"]?.stringValue.map { $0.split(separator: " ").map(String.init) } ?? []
-            return VerifiedAccess(scopes: scopes, claims: try AccessTokenClaims(verified.claims),
-                                  claimSet: verified.claims, keyID: keyID)
+            return VerifiedAccess(
+                scopes: scopes, claims: try AccessTokenClaims(verified.claims),
+                claimSet: verified.claims, keyID: keyID)
         } catch let error as TokenError where error.code == .providerUnavailable {
             logger.warning("access token not checked: JWKS unavailable", metadata: ["code": "\(error.code.rawValue)"])
             throw BearerTokenError.unavailable

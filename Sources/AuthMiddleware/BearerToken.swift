@@ -15,14 +15,17 @@ public struct BearerTokenError: Error, HTTPResponseError, Sendable, Hashable {
     /// No `Authorization: Bearer` credentials: 401, `WWW-Authenticate: Bearer`.
     public static let missing = BearerTokenError(status: .unauthorized, code: nil, description: "an access token is required")
     /// A token that is malformed, expired, not ours or fails any check: 401 `invalid_token`.
-    public static let invalidToken = BearerTokenError(status: .unauthorized, code: "invalid_token",
-                                                      description: "the access token is invalid or expired")
+    public static let invalidToken = BearerTokenError(
+        status: .unauthorized, code: "invalid_token",
+        description: "the access token is invalid or expired")
     /// More than one `Authorization` header: 400 `invalid_request`.
-    public static let invalidRequest = BearerTokenError(status: .badRequest, code: "invalid_request",
-                                                        description: "send exactly one Authorization header")
+    public static let invalidRequest = BearerTokenError(
+        status: .badRequest, code: "invalid_request",
+        description: "send exactly one Authorization header")
     /// The keys could not be fetched: 503, the token is neither accepted nor blamed.
-    public static let unavailable = BearerTokenError(status: .serviceUnavailable, code: nil,
-                                                     description: "the token issuer's keys are unavailable; try again later")
+    public static let unavailable = BearerTokenError(
+        status: .serviceUnavailable, code: nil,
+        description: "the token issuer's keys are unavailable; try again later")
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]

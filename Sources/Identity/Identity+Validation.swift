@@ -26,8 +26,10 @@ extension Identity {
     /// (for errors). `emailVerified` accepts booleans and the strings "true"/"false" (Apple).
     /// - Throws: `missing_claim` without a subject; `invalid_claim` (with the claim name) for a
     ///   value of the wrong type, too long, a picture that is not an https URL, a malformed email.
-    public static func normalized(provider: String, values: [IdentityField: JSONValue], claimNames: [IdentityField: String] = [:],
-                                  rawClaims: JSONObject) throws -> Identity {
+    public static func normalized(
+        provider: String, values: [IdentityField: JSONValue], claimNames: [IdentityField: String] = [:],
+        rawClaims: JSONObject
+    ) throws -> Identity {
         func claim(_ f: IdentityField) -> String { claimNames[f] ?? f.rawValue }
         func string(_ f: IdentityField, max: Int) throws -> String? {
             guard let v = values[f] else { return nil }
@@ -63,7 +65,9 @@ extension Identity {
         case .string("true")?: identity.emailVerified = true
         case .string("false")?: identity.emailVerified = false
         case let v?:
-            throw TokenError(.invalidClaim, "\"\(claim(.emailVerified))\" is \(v.typeName == "string" ? "a string other than \"true\"/\"false\"" : "a \(v.typeName)"); expected a boolean", claim: claim(.emailVerified))
+            throw TokenError(
+                .invalidClaim, "\"\(claim(.emailVerified))\" is \(v.typeName == "string" ? "a string other than \"true\"/\"false\"" : "a \(v.typeName)"); expected a boolean",
+                claim: claim(.emailVerified))
         }
         if identity.email == nil { identity.emailVerified = false }
         identity.name = try string(.name, max: IdentityLimits.name)

@@ -24,9 +24,11 @@ public struct Identity: Sendable, Hashable, Codable {
     /// The verified claims or provider response this identity was made from.
     public var rawClaims: JSONObject
 
-    public init(provider: String, subject: String, issuer: String? = nil, email: String? = nil, emailVerified: Bool = false,
-                name: String? = nil, givenName: String? = nil, familyName: String? = nil,
-                picture: String? = nil, locale: String? = nil, rawClaims: JSONObject = JSONObject()) {
+    public init(
+        provider: String, subject: String, issuer: String? = nil, email: String? = nil, emailVerified: Bool = false,
+        name: String? = nil, givenName: String? = nil, familyName: String? = nil,
+        picture: String? = nil, locale: String? = nil, rawClaims: JSONObject = JSONObject()
+    ) {
         self.provider = provider
         self.subject = subject
         self.issuer = issuer

@@ -3,97 +3,107 @@ import Sessions
 /// The schema steps in PostgreSQL's dialect. Append-only: never edit a shipped step.
 enum PostgresMigrations {
     static let all: [SchemaMigration] = [
-        SchemaMigration(version: 1, name: "create_core_tables", statements: [
-            """
-            CREATE TABLE users (
-                id TEXT PRIMARY KEY,
-                created_at BIGINT NOT NULL)
-            """,
-            """
-            CREATE TABLE identities (
-                provider TEXT NOT NULL,
-                subject TEXT NOT NULL,
-                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                email TEXT,
-                email_verified BOOLEAN NOT NULL DEFAULT FALSE,
-                profile TEXT,
-                created_at BIGINT NOT NULL,
-                PRIMARY KEY (provider, subject))
-            """,
-            "CREATE INDEX identities_user ON identities(user_id)",
-            """
-            CREATE TABLE families (
-                id TEXT PRIMARY KEY,
-                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                client_id TEXT NOT NULL,
-                created_at BIGINT NOT NULL,
-                expires_at BIGINT NOT NULL,
-                last_used_at BIGINT NOT NULL,
-                revoked_at BIGINT,
-                revoke_reason TEXT)
-            """,
-            """
-            CREATE TABLE refresh_tokens (
-                hash TEXT PRIMARY KEY,
-                family_id TEXT NOT NULL REFERENCES families(id) ON DELETE CASCADE,
-                parent_hash TEXT,
-                created_at BIGINT NOT NULL,
-                used_at BIGINT)
-            """,
-            """
-            CREATE TABLE signing_keys (
-                kid TEXT PRIMARY KEY,
-                alg TEXT NOT NULL,
-                public_jwk TEXT NOT NULL,
-                private_jwk TEXT NOT NULL,
-                sealed BOOLEAN NOT NULL DEFAULT FALSE,
-                created_at BIGINT NOT NULL,
-                retired_at BIGINT,
-                publish_until BIGINT,
-                active BOOLEAN UNIQUE CHECK (active))
-            """,
-        ]),
-        SchemaMigration(version: 2, name: "add_grace_successor", statements: [
-            "ALTER TABLE refresh_tokens ADD COLUMN successor_hash TEXT",
-            "ALTER TABLE refresh_tokens ADD COLUMN sealed_successor TEXT",
-        ]),
-        SchemaMigration(version: 3, name: "add_family_idle_expiry", statements: [
-            "ALTER TABLE families ADD COLUMN idle_expires_at BIGINT",
-            // Existing sessions keep their absolute end; the idle limit starts with their next use.
-            "UPDATE families SET idle_expires_at = expires_at",
-            "ALTER TABLE families ALTER COLUMN idle_expires_at SET NOT NULL",
-            "CREATE INDEX families_user ON families(user_id)",
-            "CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id)",
-        ]),
-        SchemaMigration(version: 4, name: "add_identity_issuer_and_key_revocation", statements: [
-            // Identities are keyed by (provider, issuer, subject). Built-in providers keep an empty
-            // issuer; custom providers' rows take the `iss` their verified claims recorded.
-            "ALTER TABLE identities ADD COLUMN issuer TEXT NOT NULL DEFAULT ''",
-            """
-            UPDATE identities SET issuer = profile::jsonb #>> '{raw_claims,iss}'
-            WHERE provider NOT IN ('google', 'apple', 'facebook') AND profile IS NOT NULL
-              AND jsonb_typeof(profile::jsonb #> '{raw_claims,iss}') = 'string'
-            """,
-            "ALTER TABLE identities DROP CONSTRAINT identities_pkey",
-            "ALTER TABLE identities ADD PRIMARY KEY (provider, issuer, subject)",
-            "ALTER TABLE signing_keys ADD COLUMN access_token_lifetime BIGINT",
-            "ALTER TABLE signing_keys ADD COLUMN revoked_at BIGINT",
-        ]),
-        SchemaMigration(version: 5, name: "add_server_tables", statements: [
-            "ALTER TABLE users ADD COLUMN disabled_at BIGINT",
-            "ALTER TABLE families ADD COLUMN device TEXT",
-            "ALTER TABLE identities ADD COLUMN sealed_provider_token TEXT",
-            """
-            CREATE TABLE api_keys (
-                id TEXT PRIMARY KEY,
-                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                name TEXT NOT NULL,
-                hash TEXT NOT NULL UNIQUE,
-                disabled BOOLEAN NOT NULL DEFAULT FALSE,
-                created_at BIGINT NOT NULL,
-                UNIQUE (user_id, name))
-            """,
-        ]),
+        SchemaMigration(
+            version: 1, name: "create_core_tables",
+            statements: [
+                """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY,
+                    created_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE identities (
+                    provider TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    email TEXT,
+                    email_verified BOOLEAN NOT NULL DEFAULT FALSE,
+                    profile TEXT,
+                    created_at BIGINT NOT NULL,
+                    PRIMARY KEY (provider, subject))
+                """,
+                "CREATE INDEX identities_user ON identities(user_id)",
+                """
+                CREATE TABLE families (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    client_id TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    last_used_at BIGINT NOT NULL,
+                    revoked_at BIGINT,
+                    revoke_reason TEXT)
+                """,
+                """
+                CREATE TABLE refresh_tokens (
+                    hash TEXT PRIMARY KEY,
+                    family_id TEXT NOT NULL REFERENCES families(id) ON DELETE CASCADE,
+                    parent_hash TEXT,
+                    created_at BIGINT NOT NULL,
+                    used_at BIGINT)
+                """,
+                """
+                CREATE TABLE signing_keys (
+                    kid TEXT PRIMARY KEY,
+                    alg TEXT NOT NULL,
+                    public_jwk TEXT NOT NULL,
+                    private_jwk TEXT NOT NULL,
+                    sealed BOOLEAN NOT NULL DEFAULT FALSE,
+                    created_at BIGINT NOT NULL,
+                    retired_at BIGINT,
+                    publish_until BIGINT,
+                    active BOOLEAN UNIQUE CHECK (active))
+                """,
+            ]),
+        SchemaMigration(
+            version: 2, name: "add_grace_successor",
+            statements: [
+                "ALTER TABLE refresh_tokens ADD COLUMN successor_hash TEXT",
+                "ALTER TABLE refresh_tokens ADD COLUMN sealed_successor TEXT",
+            ]),
+        SchemaMigration(
+            version: 3, name: "add_family_idle_expiry",
+            statements: [
+                "ALTER TABLE families ADD COLUMN idle_expires_at BIGINT",
+                // Existing sessions keep their absolute end; the idle limit starts with their next use.
+                "UPDATE families SET idle_expires_at = expires_at",
+                "ALTER TABLE families ALTER COLUMN idle_expires_at SET NOT NULL",
+                "CREATE INDEX families_user ON families(user_id)",
+                "CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id)",
+            ]),
+        SchemaMigration(
+            version: 4, name: "add_identity_issuer_and_key_revocation",
+            statements: [
+                // Identities are keyed by (provider, issuer, subject). Built-in providers keep an empty
+                // issuer; custom providers' rows take the `iss` their verified claims recorded.
+                "ALTER TABLE identities ADD COLUMN issuer TEXT NOT NULL DEFAULT ''",
+                """
+                UPDATE identities SET issuer = profile::jsonb #>> '{raw_claims,iss}'
+                WHERE provider NOT IN ('google', 'apple', 'facebook') AND profile IS NOT NULL
+                  AND jsonb_typeof(profile::jsonb #> '{raw_claims,iss}') = 'string'
+                """,
+                "ALTER TABLE identities DROP CONSTRAINT identities_pkey",
+                "ALTER TABLE identities ADD PRIMARY KEY (provider, issuer, subject)",
+                "ALTER TABLE signing_keys ADD COLUMN access_token_lifetime BIGINT",
+                "ALTER TABLE signing_keys ADD COLUMN revoked_at BIGINT",
+            ]),
+        SchemaMigration(
+            version: 5, name: "add_server_tables",
+            statements: [
+                "ALTER TABLE users ADD COLUMN disabled_at BIGINT",
+                "ALTER TABLE families ADD COLUMN device TEXT",
+                "ALTER TABLE identities ADD COLUMN sealed_provider_token TEXT",
+                """
+                CREATE TABLE api_keys (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    hash TEXT NOT NULL UNIQUE,
+                    disabled BOOLEAN NOT NULL DEFAULT FALSE,
+                    created_at BIGINT NOT NULL,
+                    UNIQUE (user_id, name))
+                """,
+            ]),
         accounts,
         renameFamiliesToSessions,
     ]
@@ -101,48 +111,52 @@ enum PostgresMigrations {
 
 extension PostgresMigrations {
     /// Step 6: email/password accounts, their confirmation and reset tokens, throttle events.
-    static let accounts = SchemaMigration(version: 6, name: "add_accounts", statements: [
-        """
-        CREATE TABLE accounts (
-            user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
-            email TEXT NOT NULL,
-            email_key TEXT NOT NULL UNIQUE,
-            password_hash TEXT NOT NULL,
-            confirmed_at BIGINT,
-            created_at BIGINT NOT NULL)
-        """,
-        """
-        CREATE TABLE account_tokens (
-            hash TEXT PRIMARY KEY,
-            token_id TEXT NOT NULL,
-            user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-            purpose TEXT NOT NULL,
-            created_at BIGINT NOT NULL,
-            expires_at BIGINT NOT NULL,
-            used_at BIGINT)
-        """,
-        "CREATE INDEX account_tokens_user ON account_tokens(user_id)",
-        """
-        CREATE TABLE throttle_events (
-            key TEXT NOT NULL,
-            at BIGINT NOT NULL,
-            expires_at BIGINT NOT NULL)
-        """,
-        "CREATE INDEX throttle_events_key ON throttle_events(key, at)",
-        "CREATE INDEX throttle_events_expiry ON throttle_events(expires_at)",
-    ])
+    static let accounts = SchemaMigration(
+        version: 6, name: "add_accounts",
+        statements: [
+            """
+            CREATE TABLE accounts (
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                email TEXT NOT NULL,
+                email_key TEXT NOT NULL UNIQUE,
+                password_hash TEXT NOT NULL,
+                confirmed_at BIGINT,
+                created_at BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE account_tokens (
+                hash TEXT PRIMARY KEY,
+                token_id TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                purpose TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                used_at BIGINT)
+            """,
+            "CREATE INDEX account_tokens_user ON account_tokens(user_id)",
+            """
+            CREATE TABLE throttle_events (
+                key TEXT NOT NULL,
+                at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX throttle_events_key ON throttle_events(key, at)",
+            "CREATE INDEX throttle_events_expiry ON throttle_events(expires_at)",
+        ])
 }
 
 extension PostgresMigrations {
     /// Step 7: "session" is the one word for a sign-in on a device (older schemas said family).
     /// Renames keep every row; the key, foreign-key and index names follow the table's.
-    static let renameFamiliesToSessions = SchemaMigration(version: 7, name: "rename_families_to_sessions", statements: [
-        "ALTER TABLE families RENAME TO sessions",
-        "ALTER TABLE refresh_tokens RENAME COLUMN family_id TO session_id",
-        "ALTER INDEX families_pkey RENAME TO sessions_pkey",
-        "ALTER TABLE sessions RENAME CONSTRAINT families_user_id_fkey TO sessions_user_id_fkey",
-        "ALTER TABLE refresh_tokens RENAME CONSTRAINT refresh_tokens_family_id_fkey TO refresh_tokens_session_id_fkey",
-        "ALTER INDEX families_user RENAME TO sessions_user",
-        "ALTER INDEX refresh_tokens_family RENAME TO refresh_tokens_session",
-    ])
+    static let renameFamiliesToSessions = SchemaMigration(
+        version: 7, name: "rename_families_to_sessions",
+        statements: [
+            "ALTER TABLE families RENAME TO sessions",
+            "ALTER TABLE refresh_tokens RENAME COLUMN family_id TO session_id",
+            "ALTER INDEX families_pkey RENAME TO sessions_pkey",
+            "ALTER TABLE sessions RENAME CONSTRAINT families_user_id_fkey TO sessions_user_id_fkey",
+            "ALTER TABLE refresh_tokens RENAME CONSTRAINT refresh_tokens_family_id_fkey TO refresh_tokens_session_id_fkey",
+            "ALTER INDEX families_user RENAME TO sessions_user",
+            "ALTER INDEX refresh_tokens_family RENAME TO refresh_tokens_session",
+        ])
 }

@@ -149,8 +149,9 @@ public final class PostgresSessionStore: SessionStore {
             throw TokenError(.storeUnavailable, "cannot connect to \(location.redacted): \(Self.describe(error))")
         }
         do {
-            try await SchemaMigrator.migrate(PostgresTransaction(connection: connection, location: location, logger: logger),
-                                             steps: PostgresMigrations.all, upTo: version)
+            try await SchemaMigrator.migrate(
+                PostgresTransaction(connection: connection, location: location, logger: logger),
+                steps: PostgresMigrations.all, upTo: version)
             try await connection.close()
         } catch {
             try? await connection.close()
@@ -219,33 +220,35 @@ public final class PostgresSessionStore: SessionStore {
         let client = self.client, location = self.location, logger = self.logger
         do {
             // The group ends before this returns: `body` does not outlive the call.
-            let value = try await withoutActuallyEscaping(body) { body in try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask {
-                    try await client.withConnection { conn in
-                        guard lease.advance(to: .leased(conn)) else { throw LeaseTimedOut() }
-                        return try await body(conn)
+            let value = try await withoutActuallyEscaping(body) { body in
+                try await withThrowingTaskGroup(of: T?.self) { group in
+                    group.addTask {
+                        try await client.withConnection { conn in
+                            guard lease.advance(to: .leased(conn)) else { throw LeaseTimedOut() }
+                            return try await body(conn)
+                        }
                     }
-                }
-                group.addTask {
-                    // Sleeps are cut short once the body is done (the group is cancelled).
-                    try? await Task.sleep(for: wait)
-                    // Still waiting: a busy pool keeps the request waiting; a database that
-                    // cannot be reached fails it.
-                    while lease.state.isWaiting, !Task.isCancelled, await Self.reachable(location, logger: logger) {
-                        try? await Task.sleep(for: location.connectTimeout)
+                    group.addTask {
+                        // Sleeps are cut short once the body is done (the group is cancelled).
+                        try? await Task.sleep(for: wait)
+                        // Still waiting: a busy pool keeps the request waiting; a database that
+                        // cannot be reached fails it.
+                        while lease.state.isWaiting, !Task.isCancelled, await Self.reachable(location, logger: logger) {
+                            try? await Task.sleep(for: location.connectTimeout)
+                        }
+                        if lease.advance(to: .timedOut) { throw LeaseTimedOut() }
+                        // The body has its connection: past `queryTimeout`, close it under the body.
+                        try? await Task.sleep(for: location.queryTimeout)
+                        if !Task.isCancelled, case .leased(let conn) = lease.state { try? await conn.close() }
+                        return nil
                     }
-                    if lease.advance(to: .timedOut) { throw LeaseTimedOut() }
-                    // The body has its connection: past `queryTimeout`, close it under the body.
-                    try? await Task.sleep(for: location.queryTimeout)
-                    if !Task.isCancelled, case .leased(let conn) = lease.state { try? await conn.close() }
-                    return nil
+                    defer { group.cancelAll() }
+                    while let result = try await group.next() {
+                        if let result { return result }
+                    }
+                    throw LeaseTimedOut()  // unreachable: the connection child returns a value or throws
                 }
-                defer { group.cancelAll() }
-                while let result = try await group.next() {
-                    if let result { return result }
-                }
-                throw LeaseTimedOut()  // unreachable: the connection child returns a value or throws
-            } }
+            }
             unreachable.store(false, ordering: .relaxed)
             return value
         } catch let e as TokenError {

@@ -13,30 +13,38 @@ extension PostgresTransaction {
     }
 
     func insertAccount(_ a: AccountRecord) async throws -> Bool {
-        try await !run("""
+        try await !run(
+            """
             INSERT INTO accounts (user_id, email, email_key, password_hash, confirmed_at, created_at)
             VALUES (\(a.userID), \(a.email), \(a.emailKey), \(a.passwordHash), \(a.confirmedAt), \(a.createdAt))
             ON CONFLICT DO NOTHING RETURNING user_id
-            """).isEmpty
+            """
+        ).isEmpty
     }
 
     func account(emailKey: String) async throws -> AccountRecord? {
-        try await run("""
+        try await run(
+            """
             SELECT user_id, email, email_key, password_hash, confirmed_at, created_at FROM accounts WHERE email_key = \(emailKey)
-            """).first.map(Self.account)
+            """
+        ).first.map(Self.account)
     }
 
     func account(userID: String) async throws -> AccountRecord? {
-        try await run("""
+        try await run(
+            """
             SELECT user_id, email, email_key, password_hash, confirmed_at, created_at FROM accounts WHERE user_id = \(userID)
-            """).first.map(Self.account)
+            """
+        ).first.map(Self.account)
     }
 
     func updatePasswordHash(userID: String, hash: String, expected: String?) async throws -> Bool {
         if let expected {
-            return try await !run("""
+            return try await !run(
+                """
                 UPDATE accounts SET password_hash = \(hash) WHERE user_id = \(userID) AND password_hash = \(expected) RETURNING user_id
-                """).isEmpty
+                """
+            ).isEmpty
         }
         return try await !run("UPDATE accounts SET password_hash = \(hash) WHERE user_id = \(userID) RETURNING user_id").isEmpty
     }
@@ -46,7 +54,8 @@ extension PostgresTransaction {
     }
 
     func insertAccountToken(_ t: AccountTokenRecord) async throws {
-        _ = try await run("""
+        _ = try await run(
+            """
             INSERT INTO account_tokens (hash, token_id, user_id, purpose, created_at, expires_at, used_at)
             VALUES (\(t.hash), \(t.tokenID), \(t.userID), \(t.purpose.rawValue), \(t.createdAt), \(t.expiresAt), \(t.usedAt))
             """)
@@ -54,17 +63,21 @@ extension PostgresTransaction {
 
     func spendAccountToken(hash: String, tokenID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> AccountTokenRecord? {
         // READ COMMITTED: a concurrent spender blocks on the row, then re-checks `used_at IS NULL`.
-        try await run("""
+        try await run(
+            """
             UPDATE account_tokens SET used_at = \(time)
             WHERE hash = \(hash) AND token_id = \(tokenID) AND purpose = \(purpose.rawValue) AND used_at IS NULL AND expires_at > \(time)
             RETURNING hash, token_id, user_id, purpose, created_at, expires_at, used_at
-            """).first.flatMap(Self.token)
+            """
+        ).first.flatMap(Self.token)
     }
 
     func accountToken(hash: String) async throws -> AccountTokenRecord? {
-        try await run("""
+        try await run(
+            """
             SELECT hash, token_id, user_id, purpose, created_at, expires_at, used_at FROM account_tokens WHERE hash = \(hash)
-            """).first.flatMap(Self.token)
+            """
+        ).first.flatMap(Self.token)
     }
 
     private static func token(_ r: PostgresRow) throws -> AccountTokenRecord? {

@@ -12,22 +12,26 @@ extension PostgresTransaction {
     }
 
     func idleUsers(onlyProvider provider: String, before: Int64, limit: Int) async throws -> [String] {
-        try await q("""
+        try await q(
+            """
             SELECT u.id FROM users u
             WHERE u.created_at < \(before)
               AND EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.provider = \(provider))
               AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.provider <> \(provider))
               AND NOT EXISTS (SELECT 1 FROM sessions f WHERE f.user_id = u.id AND f.last_used_at >= \(before))
             ORDER BY u.created_at LIMIT \(Int64(limit))
-            """).map { try $0.decode(String.self) }
+            """
+        ).map { try $0.decode(String.self) }
     }
 
     func insertAPIKey(_ k: APIKeyRecord) async throws -> Bool {
-        try await !q("""
+        try await !q(
+            """
             INSERT INTO api_keys (id, user_id, name, hash, disabled, created_at)
             VALUES (\(k.id), \(k.userID), \(k.name), \(k.hash), \(k.disabled), \(k.createdAt))
             ON CONFLICT (user_id, name) DO NOTHING RETURNING id
-            """).isEmpty
+            """
+        ).isEmpty
     }
 
     private static func apiKey(_ r: PostgresRow) throws -> APIKeyRecord {

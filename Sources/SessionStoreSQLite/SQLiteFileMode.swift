@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import Identity
 import JOSE
@@ -27,8 +27,9 @@ enum SQLiteFileMode {
             guard stat(file, &info) == 0 else { continue }
             guard info.st_mode & 0o077 == 0 else {
                 let mode = String(info.st_mode & 0o777, radix: 8)
-                throw TokenError(.invalidConfiguration,
-                                 "sqlite store file \(file) is open to group or others (mode \(mode)) and holds signing keys; run chmod 600 \(files.joined(separator: " "))")
+                throw TokenError(
+                    .invalidConfiguration,
+                    "sqlite store file \(file) is open to group or others (mode \(mode)) and holds signing keys; run chmod 600 \(files.joined(separator: " "))")
             }
         }
     }

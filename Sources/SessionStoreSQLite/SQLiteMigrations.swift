@@ -3,113 +3,123 @@ import Sessions
 /// The schema steps in SQLite's dialect. Append-only: never edit a shipped step.
 enum SQLiteMigrations {
     static let all: [SchemaMigration] = [
-        SchemaMigration(version: 1, name: "create_core_tables", statements: [
-            """
-            CREATE TABLE users (
-                id TEXT PRIMARY KEY,
-                created_at INTEGER NOT NULL)
-            """,
-            """
-            CREATE TABLE identities (
-                provider TEXT NOT NULL,
-                subject TEXT NOT NULL,
-                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                email TEXT,
-                email_verified INTEGER NOT NULL DEFAULT 0,
-                profile TEXT,
-                created_at INTEGER NOT NULL,
-                PRIMARY KEY (provider, subject))
-            """,
-            "CREATE INDEX identities_user ON identities(user_id)",
-            """
-            CREATE TABLE families (
-                id TEXT PRIMARY KEY,
-                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                client_id TEXT NOT NULL,
-                created_at INTEGER NOT NULL,
-                expires_at INTEGER NOT NULL,
-                last_used_at INTEGER NOT NULL,
-                revoked_at INTEGER,
-                revoke_reason TEXT)
-            """,
-            """
-            CREATE TABLE refresh_tokens (
-                hash TEXT PRIMARY KEY,
-                family_id TEXT NOT NULL REFERENCES families(id) ON DELETE CASCADE,
-                parent_hash TEXT,
-                created_at INTEGER NOT NULL,
-                used_at INTEGER)
-            """,
-            """
-            CREATE TABLE signing_keys (
-                kid TEXT PRIMARY KEY,
-                alg TEXT NOT NULL,
-                public_jwk TEXT NOT NULL,
-                private_jwk TEXT NOT NULL,
-                sealed INTEGER NOT NULL DEFAULT 0,
-                created_at INTEGER NOT NULL,
-                retired_at INTEGER,
-                publish_until INTEGER,
-                active INTEGER UNIQUE CHECK (active = 1))
-            """,
-        ]),
-        SchemaMigration(version: 2, name: "add_grace_successor", statements: [
-            "ALTER TABLE refresh_tokens ADD COLUMN successor_hash TEXT",
-            "ALTER TABLE refresh_tokens ADD COLUMN sealed_successor TEXT",
-        ]),
-        SchemaMigration(version: 3, name: "add_family_idle_expiry", statements: [
-            "ALTER TABLE families ADD COLUMN idle_expires_at INTEGER",
-            // Existing sessions keep their absolute end; the idle limit starts with their next use.
-            "UPDATE families SET idle_expires_at = expires_at",
-            "CREATE INDEX families_user ON families(user_id)",
-            "CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id)",
-        ]),
-        SchemaMigration(version: 4, name: "add_identity_issuer_and_key_revocation", statements: [
-            // Identities are keyed by (provider, issuer, subject): SQLite cannot change a primary
-            // key, so the table is rebuilt. Built-in providers keep an empty issuer; custom
-            // providers' rows take the `iss` their verified claims recorded.
-            """
-            CREATE TABLE identities_v4 (
-                provider TEXT NOT NULL,
-                issuer TEXT NOT NULL DEFAULT '',
-                subject TEXT NOT NULL,
-                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                email TEXT,
-                email_verified INTEGER NOT NULL DEFAULT 0,
-                profile TEXT,
-                created_at INTEGER NOT NULL,
-                PRIMARY KEY (provider, issuer, subject))
-            """,
-            """
-            INSERT INTO identities_v4 (provider, issuer, subject, user_id, email, email_verified, profile, created_at)
-            SELECT provider,
-                   CASE WHEN provider NOT IN ('google', 'apple', 'facebook') AND json_valid(profile)
-                             AND json_type(profile, '$.raw_claims.iss') = 'text'
-                        THEN json_extract(profile, '$.raw_claims.iss') ELSE '' END,
-                   subject, user_id, email, email_verified, profile, created_at
-            FROM identities
-            """,
-            "DROP TABLE identities",
-            "ALTER TABLE identities_v4 RENAME TO identities",
-            "CREATE INDEX identities_user ON identities(user_id)",
-            "ALTER TABLE signing_keys ADD COLUMN access_token_lifetime INTEGER",
-            "ALTER TABLE signing_keys ADD COLUMN revoked_at INTEGER",
-        ]),
-        SchemaMigration(version: 5, name: "add_server_tables", statements: [
-            "ALTER TABLE users ADD COLUMN disabled_at INTEGER",
-            "ALTER TABLE families ADD COLUMN device TEXT",
-            "ALTER TABLE identities ADD COLUMN sealed_provider_token TEXT",
-            """
-            CREATE TABLE api_keys (
-                id TEXT PRIMARY KEY,
-                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                name TEXT NOT NULL,
-                hash TEXT NOT NULL UNIQUE,
-                disabled INTEGER NOT NULL DEFAULT 0,
-                created_at INTEGER NOT NULL,
-                UNIQUE (user_id, name))
-            """,
-        ]),
+        SchemaMigration(
+            version: 1, name: "create_core_tables",
+            statements: [
+                """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY,
+                    created_at INTEGER NOT NULL)
+                """,
+                """
+                CREATE TABLE identities (
+                    provider TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    email TEXT,
+                    email_verified INTEGER NOT NULL DEFAULT 0,
+                    profile TEXT,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (provider, subject))
+                """,
+                "CREATE INDEX identities_user ON identities(user_id)",
+                """
+                CREATE TABLE families (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    client_id TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    last_used_at INTEGER NOT NULL,
+                    revoked_at INTEGER,
+                    revoke_reason TEXT)
+                """,
+                """
+                CREATE TABLE refresh_tokens (
+                    hash TEXT PRIMARY KEY,
+                    family_id TEXT NOT NULL REFERENCES families(id) ON DELETE CASCADE,
+                    parent_hash TEXT,
+                    created_at INTEGER NOT NULL,
+                    used_at INTEGER)
+                """,
+                """
+                CREATE TABLE signing_keys (
+                    kid TEXT PRIMARY KEY,
+                    alg TEXT NOT NULL,
+                    public_jwk TEXT NOT NULL,
+                    private_jwk TEXT NOT NULL,
+                    sealed INTEGER NOT NULL DEFAULT 0,
+                    created_at INTEGER NOT NULL,
+                    retired_at INTEGER,
+                    publish_until INTEGER,
+                    active INTEGER UNIQUE CHECK (active = 1))
+                """,
+            ]),
+        SchemaMigration(
+            version: 2, name: "add_grace_successor",
+            statements: [
+                "ALTER TABLE refresh_tokens ADD COLUMN successor_hash TEXT",
+                "ALTER TABLE refresh_tokens ADD COLUMN sealed_successor TEXT",
+            ]),
+        SchemaMigration(
+            version: 3, name: "add_family_idle_expiry",
+            statements: [
+                "ALTER TABLE families ADD COLUMN idle_expires_at INTEGER",
+                // Existing sessions keep their absolute end; the idle limit starts with their next use.
+                "UPDATE families SET idle_expires_at = expires_at",
+                "CREATE INDEX families_user ON families(user_id)",
+                "CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id)",
+            ]),
+        SchemaMigration(
+            version: 4, name: "add_identity_issuer_and_key_revocation",
+            statements: [
+                // Identities are keyed by (provider, issuer, subject): SQLite cannot change a primary
+                // key, so the table is rebuilt. Built-in providers keep an empty issuer; custom
+                // providers' rows take the `iss` their verified claims recorded.
+                """
+                CREATE TABLE identities_v4 (
+                    provider TEXT NOT NULL,
+                    issuer TEXT NOT NULL DEFAULT '',
+                    subject TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    email TEXT,
+                    email_verified INTEGER NOT NULL DEFAULT 0,
+                    profile TEXT,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (provider, issuer, subject))
+                """,
+                """
+                INSERT INTO identities_v4 (provider, issuer, subject, user_id, email, email_verified, profile, created_at)
+                SELECT provider,
+                       CASE WHEN provider NOT IN ('google', 'apple', 'facebook') AND json_valid(profile)
+                                 AND json_type(profile, '$.raw_claims.iss') = 'text'
+                            THEN json_extract(profile, '$.raw_claims.iss') ELSE '' END,
+                       subject, user_id, email, email_verified, profile, created_at
+                FROM identities
+                """,
+                "DROP TABLE identities",
+                "ALTER TABLE identities_v4 RENAME TO identities",
+                "CREATE INDEX identities_user ON identities(user_id)",
+                "ALTER TABLE signing_keys ADD COLUMN access_token_lifetime INTEGER",
+                "ALTER TABLE signing_keys ADD COLUMN revoked_at INTEGER",
+            ]),
+        SchemaMigration(
+            version: 5, name: "add_server_tables",
+            statements: [
+                "ALTER TABLE users ADD COLUMN disabled_at INTEGER",
+                "ALTER TABLE families ADD COLUMN device TEXT",
+                "ALTER TABLE identities ADD COLUMN sealed_provider_token TEXT",
+                """
+                CREATE TABLE api_keys (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    hash TEXT NOT NULL UNIQUE,
+                    disabled INTEGER NOT NULL DEFAULT 0,
+                    created_at INTEGER NOT NULL,
+                    UNIQUE (user_id, name))
+                """,
+            ]),
         accounts,
         renameFamiliesToSessions,
     ]
@@ -117,49 +127,53 @@ enum SQLiteMigrations {
 
 extension SQLiteMigrations {
     /// Step 6: email/password accounts, their confirmation and reset tokens, throttle events.
-    static let accounts = SchemaMigration(version: 6, name: "add_accounts", statements: [
-        """
-        CREATE TABLE accounts (
-            user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
-            email TEXT NOT NULL,
-            email_key TEXT NOT NULL UNIQUE,
-            password_hash TEXT NOT NULL,
-            confirmed_at INTEGER,
-            created_at INTEGER NOT NULL)
-        """,
-        """
-        CREATE TABLE account_tokens (
-            hash TEXT PRIMARY KEY,
-            token_id TEXT NOT NULL,
-            user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-            purpose TEXT NOT NULL,
-            created_at INTEGER NOT NULL,
-            expires_at INTEGER NOT NULL,
-            used_at INTEGER)
-        """,
-        "CREATE INDEX account_tokens_user ON account_tokens(user_id)",
-        """
-        CREATE TABLE throttle_events (
-            key TEXT NOT NULL,
-            at INTEGER NOT NULL,
-            expires_at INTEGER NOT NULL)
-        """,
-        "CREATE INDEX throttle_events_key ON throttle_events(key, at)",
-        "CREATE INDEX throttle_events_expiry ON throttle_events(expires_at)",
-    ])
+    static let accounts = SchemaMigration(
+        version: 6, name: "add_accounts",
+        statements: [
+            """
+            CREATE TABLE accounts (
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                email TEXT NOT NULL,
+                email_key TEXT NOT NULL UNIQUE,
+                password_hash TEXT NOT NULL,
+                confirmed_at INTEGER,
+                created_at INTEGER NOT NULL)
+            """,
+            """
+            CREATE TABLE account_tokens (
+                hash TEXT PRIMARY KEY,
+                token_id TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                purpose TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                used_at INTEGER)
+            """,
+            "CREATE INDEX account_tokens_user ON account_tokens(user_id)",
+            """
+            CREATE TABLE throttle_events (
+                key TEXT NOT NULL,
+                at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL)
+            """,
+            "CREATE INDEX throttle_events_key ON throttle_events(key, at)",
+            "CREATE INDEX throttle_events_expiry ON throttle_events(expires_at)",
+        ])
 }
 
 extension SQLiteMigrations {
     /// Step 7: "session" is the one word for a sign-in on a device (older schemas said family).
     /// Renames keep every row.
-    static let renameFamiliesToSessions = SchemaMigration(version: 7, name: "rename_families_to_sessions", statements: [
-        // SQLite (3.26+) rewrites the foreign key and the indexes that name the renamed table
-        // and column; an index cannot be renamed, so the two whose names said family are rebuilt.
-        "ALTER TABLE families RENAME TO sessions",
-        "ALTER TABLE refresh_tokens RENAME COLUMN family_id TO session_id",
-        "DROP INDEX families_user",
-        "CREATE INDEX sessions_user ON sessions(user_id)",
-        "DROP INDEX refresh_tokens_family",
-        "CREATE INDEX refresh_tokens_session ON refresh_tokens(session_id)",
-    ])
+    static let renameFamiliesToSessions = SchemaMigration(
+        version: 7, name: "rename_families_to_sessions",
+        statements: [
+            // SQLite (3.26+) rewrites the foreign key and the indexes that name the renamed table
+            // and column; an index cannot be renamed, so the two whose names said family are rebuilt.
+            "ALTER TABLE families RENAME TO sessions",
+            "ALTER TABLE refresh_tokens RENAME COLUMN family_id TO session_id",
+            "DROP INDEX families_user",
+            "CREATE INDEX sessions_user ON sessions(user_id)",
+            "DROP INDEX refresh_tokens_family",
+            "CREATE INDEX refresh_tokens_session ON refresh_tokens(session_id)",
+        ])
 }

@@ -141,8 +141,9 @@ struct SQLiteMigrationDriver: MigrationDriver {
     func execute(_ statement: String) async throws { try await store.raw(statement) }
 
     func record(_ step: SchemaMigration) async throws {
-        try await store.rows("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, CAST(strftime('%s','now') AS INTEGER))",
-                             [.integer(SQLiteInt64(step.version)), .text(step.name)])
+        try await store.rows(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, CAST(strftime('%s','now') AS INTEGER))",
+            [.integer(SQLiteInt64(step.version)), .text(step.name)])
     }
 
     func commit() async throws { try await store.raw("COMMIT") }

@@ -7,14 +7,17 @@ extension SQLiteTransaction {
     private static let accountColumns = "user_id, email, email_key, password_hash, confirmed_at, created_at"
 
     private static func account(_ r: SQLiteRow) -> AccountRecord {
-        AccountRecord(userID: r.string("user_id"), email: r.string("email"), emailKey: r.string("email_key"),
-                      passwordHash: r.string("password_hash"), confirmedAt: r.optInt("confirmed_at"), createdAt: r.int("created_at"))
+        AccountRecord(
+            userID: r.string("user_id"), email: r.string("email"), emailKey: r.string("email_key"),
+            passwordHash: r.string("password_hash"), confirmedAt: r.optInt("confirmed_at"), createdAt: r.int("created_at"))
     }
 
     func insertAccount(_ a: AccountRecord) async throws -> Bool {
-        try await !store.rows("""
+        try await !store.rows(
+            """
             INSERT INTO accounts (\(Self.accountColumns)) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING user_id
-            """, [.text(a.userID), .text(a.email), .text(a.emailKey), .text(a.passwordHash), .opt(a.confirmedAt), .int(a.createdAt)]).isEmpty
+            """, [.text(a.userID), .text(a.email), .text(a.emailKey), .text(a.passwordHash), .opt(a.confirmedAt), .int(a.createdAt)]
+        ).isEmpty
     }
 
     func account(emailKey: String) async throws -> AccountRecord? {
@@ -27,31 +30,43 @@ extension SQLiteTransaction {
 
     func updatePasswordHash(userID: String, hash: String, expected: String?) async throws -> Bool {
         if let expected {
-            return try await !store.rows("UPDATE accounts SET password_hash = ? WHERE user_id = ? AND password_hash = ? RETURNING user_id",
-                                         [.text(hash), .text(userID), .text(expected)]).isEmpty
+            return try await !store.rows(
+                "UPDATE accounts SET password_hash = ? WHERE user_id = ? AND password_hash = ? RETURNING user_id",
+                [.text(hash), .text(userID), .text(expected)]
+            ).isEmpty
         }
-        return try await !store.rows("UPDATE accounts SET password_hash = ? WHERE user_id = ? RETURNING user_id",
-                                     [.text(hash), .text(userID)]).isEmpty
+        return try await !store.rows(
+            "UPDATE accounts SET password_hash = ? WHERE user_id = ? RETURNING user_id",
+            [.text(hash), .text(userID)]
+        ).isEmpty
     }
 
     func confirmAccount(userID: String, at time: Int64) async throws -> Bool {
-        try await !store.rows("UPDATE accounts SET confirmed_at = ? WHERE user_id = ? AND confirmed_at IS NULL RETURNING user_id",
-                              [.int(time), .text(userID)]).isEmpty
+        try await !store.rows(
+            "UPDATE accounts SET confirmed_at = ? WHERE user_id = ? AND confirmed_at IS NULL RETURNING user_id",
+            [.int(time), .text(userID)]
+        ).isEmpty
     }
 
     func insertAccountToken(_ t: AccountTokenRecord) async throws {
-        try await store.rows("""
+        try await store.rows(
+            """
             INSERT INTO account_tokens (hash, token_id, user_id, purpose, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, [.text(t.hash), .text(t.tokenID), .text(t.userID), .text(t.purpose.rawValue), .int(t.createdAt), .int(t.expiresAt),
-                  .opt(t.usedAt)])
+            """,
+            [
+                .text(t.hash), .text(t.tokenID), .text(t.userID), .text(t.purpose.rawValue), .int(t.createdAt), .int(t.expiresAt),
+                .opt(t.usedAt),
+            ])
     }
 
     func spendAccountToken(hash: String, tokenID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> AccountTokenRecord? {
-        try await store.rows("""
+        try await store.rows(
+            """
             UPDATE account_tokens SET used_at = ?
             WHERE hash = ? AND token_id = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?
             RETURNING \(Self.tokenColumns)
-            """, [.int(time), .text(hash), .text(tokenID), .text(purpose.rawValue), .int(time)]).first.flatMap(Self.token)
+            """, [.int(time), .text(hash), .text(tokenID), .text(purpose.rawValue), .int(time)]
+        ).first.flatMap(Self.token)
     }
 
     func accountToken(hash: String) async throws -> AccountTokenRecord? {
@@ -62,16 +77,19 @@ extension SQLiteTransaction {
 
     private static func token(_ r: SQLiteRow) -> AccountTokenRecord? {
         AccountTokenRecord.Purpose(rawValue: r.string("purpose")).map {
-            AccountTokenRecord(hash: r.string("hash"), tokenID: r.string("token_id"), userID: r.string("user_id"), purpose: $0,
-                               createdAt: r.int("created_at"), expiresAt: r.int("expires_at"), usedAt: r.optInt("used_at"))
+            AccountTokenRecord(
+                hash: r.string("hash"), tokenID: r.string("token_id"), userID: r.string("user_id"), purpose: $0,
+                createdAt: r.int("created_at"), expiresAt: r.int("expires_at"), usedAt: r.optInt("used_at"))
         }
     }
 
     func lockThrottleKey(_ key: String) async throws {}
 
     func throttleEvents(key: String, since: Int64) async throws -> (count: Int, oldest: Int64?) {
-        let row = try await store.rows("SELECT COUNT(*) AS n, MIN(at) AS oldest FROM throttle_events WHERE key = ? AND at >= ?",
-                                       [.text(key), .int(since)]).first
+        let row = try await store.rows(
+            "SELECT COUNT(*) AS n, MIN(at) AS oldest FROM throttle_events WHERE key = ? AND at >= ?",
+            [.text(key), .int(since)]
+        ).first
         return (Int(row?.int("n") ?? 0), row?.optInt("oldest"))
     }
 
@@ -81,8 +99,10 @@ extension SQLiteTransaction {
 
     func purgeAccounts(now: Int64) async throws -> Int {
         let events = try await store.rows("DELETE FROM throttle_events WHERE expires_at <= ? RETURNING key", [.int(now)]).count
-        let tokens = try await store.rows("DELETE FROM account_tokens WHERE used_at IS NOT NULL OR expires_at <= ? RETURNING hash",
-                                          [.int(now)]).count
+        let tokens = try await store.rows(
+            "DELETE FROM account_tokens WHERE used_at IS NOT NULL OR expires_at <= ? RETURNING hash",
+            [.int(now)]
+        ).count
         return events + tokens
     }
 }

@@ -8,36 +8,44 @@ extension SQLiteTransaction {
     }
 
     func setSealedProviderToken(provider: String, subject: String, sealed: String?) async throws {
-        _ = try await q("UPDATE identities SET sealed_provider_token = ? WHERE provider = ? AND issuer = '' AND subject = ?",
-                        [.opt(sealed), .text(provider), .text(subject)])
+        _ = try await q(
+            "UPDATE identities SET sealed_provider_token = ? WHERE provider = ? AND issuer = '' AND subject = ?",
+            [.opt(sealed), .text(provider), .text(subject)])
     }
 
     func idleUsers(onlyProvider provider: String, before: Int64, limit: Int) async throws -> [String] {
-        try await q("""
+        try await q(
+            """
             SELECT u.id FROM users u
             WHERE u.created_at < ?
               AND EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.provider = ?)
               AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.provider <> ?)
               AND NOT EXISTS (SELECT 1 FROM sessions f WHERE f.user_id = u.id AND f.last_used_at >= ?)
             ORDER BY u.created_at LIMIT ?
-            """, [.int(before), .text(provider), .text(provider), .int(before), .int(Int64(limit))]).map { $0.string("id") }
+            """, [.int(before), .text(provider), .text(provider), .int(before), .int(Int64(limit))]
+        ).map { $0.string("id") }
     }
 
     func insertAPIKey(_ k: APIKeyRecord) async throws -> Bool {
-        try await !q("""
+        try await !q(
+            """
             INSERT INTO api_keys (id, user_id, name, hash, disabled, created_at) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (user_id, name) DO NOTHING RETURNING id
-            """, [.text(k.id), .text(k.userID), .text(k.name), .text(k.hash), .int(k.disabled ? 1 : 0), .int(k.createdAt)]).isEmpty
+            """, [.text(k.id), .text(k.userID), .text(k.name), .text(k.hash), .int(k.disabled ? 1 : 0), .int(k.createdAt)]
+        ).isEmpty
     }
 
     private static func apiKey(_ r: SQLiteRow) -> APIKeyRecord {
-        APIKeyRecord(id: r.string("id"), userID: r.string("user_id"), name: r.string("name"), hash: r.string("hash"),
-                     disabled: r.int("disabled") != 0, createdAt: r.int("created_at"))
+        APIKeyRecord(
+            id: r.string("id"), userID: r.string("user_id"), name: r.string("name"), hash: r.string("hash"),
+            disabled: r.int("disabled") != 0, createdAt: r.int("created_at"))
     }
 
     func apiKeys(userID: String) async throws -> [APIKeyRecord] {
-        try await q("SELECT id, user_id, name, hash, disabled, created_at FROM api_keys WHERE user_id = ? ORDER BY created_at, id",
-                    [.text(userID)]).map(Self.apiKey)
+        try await q(
+            "SELECT id, user_id, name, hash, disabled, created_at FROM api_keys WHERE user_id = ? ORDER BY created_at, id",
+            [.text(userID)]
+        ).map(Self.apiKey)
     }
 
     func apiKey(hash: String) async throws -> APIKeyRecord? {
@@ -45,8 +53,10 @@ extension SQLiteTransaction {
     }
 
     func setAPIKeyDisabled(id: String, userID: String, disabled: Bool) async throws -> Bool {
-        try await !q("UPDATE api_keys SET disabled = ? WHERE id = ? AND user_id = ? RETURNING id",
-                     [.int(disabled ? 1 : 0), .text(id), .text(userID)]).isEmpty
+        try await !q(
+            "UPDATE api_keys SET disabled = ? WHERE id = ? AND user_id = ? RETURNING id",
+            [.int(disabled ? 1 : 0), .text(id), .text(userID)]
+        ).isEmpty
     }
 
     func deleteAPIKey(id: String, userID: String) async throws -> Bool {

@@ -31,50 +31,65 @@ struct SQLiteTransaction: SessionStoreTransaction {
     }
 
     func insertIdentity(_ i: IdentityRecord) async throws -> Bool {
-        try await !q("""
+        try await !q(
+            """
             INSERT INTO identities (provider, issuer, subject, user_id, email, email_verified, profile, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (provider, issuer, subject) DO NOTHING RETURNING provider
-            """, [.text(i.provider), .text(i.issuer), .text(i.subject), .text(i.userID), .opt(i.email), .int(i.emailVerified ? 1 : 0),
-                  .opt(i.profileJSON), .int(i.createdAt)]).isEmpty
+            """,
+            [
+                .text(i.provider), .text(i.issuer), .text(i.subject), .text(i.userID), .opt(i.email), .int(i.emailVerified ? 1 : 0),
+                .opt(i.profileJSON), .int(i.createdAt),
+            ]
+        ).isEmpty
     }
 
     private static let identityColumns = "provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token"
 
     private static func identity(_ r: SQLiteRow) -> IdentityRecord {
-        IdentityRecord(provider: r.string("provider"), issuer: r.string("issuer"), subject: r.string("subject"), userID: r.string("user_id"),
-                       email: r.optString("email"), emailVerified: r.int("email_verified") != 0,
-                       profileJSON: r.optString("profile"), createdAt: r.int("created_at"),
-                       sealedProviderToken: r.optString("sealed_provider_token"))
+        IdentityRecord(
+            provider: r.string("provider"), issuer: r.string("issuer"), subject: r.string("subject"), userID: r.string("user_id"),
+            email: r.optString("email"), emailVerified: r.int("email_verified") != 0,
+            profileJSON: r.optString("profile"), createdAt: r.int("created_at"),
+            sealedProviderToken: r.optString("sealed_provider_token"))
     }
 
     func identity(provider: String, issuer: String, subject: String) async throws -> IdentityRecord? {
-        try await q("SELECT \(Self.identityColumns) FROM identities WHERE provider = ? AND issuer = ? AND subject = ?",
-                    [.text(provider), .text(issuer), .text(subject)]).first.map(Self.identity)
+        try await q(
+            "SELECT \(Self.identityColumns) FROM identities WHERE provider = ? AND issuer = ? AND subject = ?",
+            [.text(provider), .text(issuer), .text(subject)]
+        ).first.map(Self.identity)
     }
 
     func identities(userID: String) async throws -> [IdentityRecord] {
-        try await q("SELECT \(Self.identityColumns) FROM identities WHERE user_id = ? ORDER BY created_at, provider, issuer, subject",
-                    [.text(userID)]).map(Self.identity)
+        try await q(
+            "SELECT \(Self.identityColumns) FROM identities WHERE user_id = ? ORDER BY created_at, provider, issuer, subject",
+            [.text(userID)]
+        ).map(Self.identity)
     }
 
     // MARK: sessions and refresh tokens
 
     func insertSession(_ f: SessionRecord) async throws {
-        _ = try await q("""
+        _ = try await q(
+            """
             INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.text(f.id), .text(f.userID), .text(f.clientID), .int(f.createdAt), .int(f.expiresAt), .int(f.idleExpiresAt),
-                  .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason), .opt(f.device)])
+            """,
+            [
+                .text(f.id), .text(f.userID), .text(f.clientID), .int(f.createdAt), .int(f.expiresAt), .int(f.idleExpiresAt),
+                .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason), .opt(f.device),
+            ])
     }
 
     private static let sessionColumns = "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device"
 
     private static func sessionRecord(_ r: SQLiteRow) -> SessionRecord {
         let expires = r.int("expires_at")
-        return SessionRecord(id: r.string("id"), userID: r.string("user_id"), clientID: r.string("client_id"),
-                            createdAt: r.int("created_at"), expiresAt: expires, idleExpiresAt: r.optInt("idle_expires_at") ?? expires,
-                            lastUsedAt: r.int("last_used_at"), revokedAt: r.optInt("revoked_at"), revokeReason: r.optString("revoke_reason"),
-                            device: r.optString("device"))
+        return SessionRecord(
+            id: r.string("id"), userID: r.string("user_id"), clientID: r.string("client_id"),
+            createdAt: r.int("created_at"), expiresAt: expires, idleExpiresAt: r.optInt("idle_expires_at") ?? expires,
+            lastUsedAt: r.int("last_used_at"), revokedAt: r.optInt("revoked_at"), revokeReason: r.optString("revoke_reason"),
+            device: r.optString("device"))
     }
 
     func session(id: String, forUpdate: Bool) async throws -> SessionRecord? {
@@ -87,8 +102,10 @@ struct SQLiteTransaction: SessionStoreTransaction {
     }
 
     func revokeSession(id: String, at time: Int64, reason: String) async throws -> Bool {
-        try await !q("UPDATE sessions SET revoked_at = ?, revoke_reason = ? WHERE id = ? AND revoked_at IS NULL RETURNING id",
-                     [.int(time), .text(reason), .text(id)]).isEmpty
+        try await !q(
+            "UPDATE sessions SET revoked_at = ?, revoke_reason = ? WHERE id = ? AND revoked_at IS NULL RETURNING id",
+            [.int(time), .text(reason), .text(id)]
+        ).isEmpty
     }
 
     func touchSession(id: String, lastUsedAt: Int64, idleExpiresAt: Int64) async throws {
@@ -96,85 +113,109 @@ struct SQLiteTransaction: SessionStoreTransaction {
     }
 
     func insertRefreshToken(_ t: RefreshTokenRecord) async throws {
-        _ = try await q("""
+        _ = try await q(
+            """
             INSERT INTO refresh_tokens (hash, session_id, parent_hash, created_at, used_at, successor_hash, sealed_successor)
             VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, [.text(t.hash), .text(t.sessionID), .opt(t.parentHash), .int(t.createdAt), .opt(t.usedAt), .opt(t.successorHash),
-                  .opt(t.sealedSuccessor)])
+            """,
+            [
+                .text(t.hash), .text(t.sessionID), .opt(t.parentHash), .int(t.createdAt), .opt(t.usedAt), .opt(t.successorHash),
+                .opt(t.sealedSuccessor),
+            ])
     }
 
     func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
-        try await q("""
+        try await q(
+            """
             SELECT hash, session_id, parent_hash, created_at, used_at, successor_hash, sealed_successor FROM refresh_tokens WHERE hash = ?
-            """, [.text(hash)]).first.map { r in
-            RefreshTokenRecord(hash: r.string("hash"), sessionID: r.string("session_id"), parentHash: r.optString("parent_hash"),
-                               createdAt: r.int("created_at"), usedAt: r.optInt("used_at"), successorHash: r.optString("successor_hash"),
-                               sealedSuccessor: r.optString("sealed_successor"))
+            """, [.text(hash)]
+        ).first.map { r in
+            RefreshTokenRecord(
+                hash: r.string("hash"), sessionID: r.string("session_id"), parentHash: r.optString("parent_hash"),
+                createdAt: r.int("created_at"), usedAt: r.optInt("used_at"), successorHash: r.optString("successor_hash"),
+                sealedSuccessor: r.optString("sealed_successor"))
         }
     }
 
     func spendRefreshToken(hash: String, at time: Int64, successorHash: String, sealedSuccessor: String) async throws -> Bool {
-        try await !q("""
+        try await !q(
+            """
             UPDATE refresh_tokens SET used_at = ?, successor_hash = ?, sealed_successor = ?
             WHERE hash = ? AND used_at IS NULL RETURNING hash
-            """, [.int(time), .text(successorHash), .text(sealedSuccessor), .text(hash)]).isEmpty
+            """, [.int(time), .text(successorHash), .text(sealedSuccessor), .text(hash)]
+        ).isEmpty
     }
 
     func purge(now: Int64) async throws -> PurgeCounts {
         let dead = "revoked_at IS NOT NULL OR expires_at <= ? OR COALESCE(idle_expires_at, expires_at) <= ?"
-        let tokens = try await q("DELETE FROM refresh_tokens WHERE session_id IN (SELECT id FROM sessions WHERE \(dead)) RETURNING hash",
-                                 [.int(now), .int(now)]).count
+        let tokens = try await q(
+            "DELETE FROM refresh_tokens WHERE session_id IN (SELECT id FROM sessions WHERE \(dead)) RETURNING hash",
+            [.int(now), .int(now)]
+        ).count
         let sessions = try await q("DELETE FROM sessions WHERE \(dead) RETURNING id", [.int(now), .int(now)]).count
         let keys = try await q("DELETE FROM signing_keys WHERE retired_at IS NOT NULL AND publish_until <= ? RETURNING kid", [.int(now)]).count
         return PurgeCounts(sessions: sessions, refreshTokens: tokens, signingKeys: keys)
     }
 
     func clearSpentSuccessors(usedBefore time: Int64) async throws -> Int {
-        try await q("""
+        try await q(
+            """
             UPDATE refresh_tokens SET sealed_successor = NULL, successor_hash = NULL
             WHERE used_at IS NOT NULL AND used_at <= ? AND sealed_successor IS NOT NULL RETURNING hash
-            """, [.int(time)]).count
+            """, [.int(time)]
+        ).count
     }
 
     // MARK: signing keys
 
     func insertSigningKey(_ k: SigningKeyRecord) async throws -> Bool {
-        try await !q("""
+        try await !q(
+            """
             INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, active,
                                       access_token_lifetime, revoked_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING kid
-            """, [.text(k.keyID), .text(k.algorithm), .text(k.publicJWK), .text(k.privateJWK), .int(k.sealed ? 1 : 0), .int(k.createdAt),
-                  .opt(k.retiredAt), .opt(k.publishUntil), k.retiredAt == nil ? .int(1) : .null,
-                  .opt(k.accessTokenLifetime), .opt(k.revokedAt)]).isEmpty
+            """,
+            [
+                .text(k.keyID), .text(k.algorithm), .text(k.publicJWK), .text(k.privateJWK), .int(k.sealed ? 1 : 0), .int(k.createdAt),
+                .opt(k.retiredAt), .opt(k.publishUntil), k.retiredAt == nil ? .int(1) : .null,
+                .opt(k.accessTokenLifetime), .opt(k.revokedAt),
+            ]
+        ).isEmpty
     }
 
     func recordSigningKeyUse(keyID: String, accessTokenLifetime lifetime: Int64) async throws {
-        _ = try await q("""
+        _ = try await q(
+            """
             UPDATE signing_keys SET access_token_lifetime = ?
             WHERE kid = ? AND (access_token_lifetime IS NULL OR access_token_lifetime < ?)
             """, [.int(lifetime), .text(keyID), .int(lifetime)])
     }
 
     func revokeSigningKey(keyID: String, at time: Int64) async throws -> Bool {
-        try await !q("""
+        try await !q(
+            """
             UPDATE signing_keys SET revoked_at = COALESCE(revoked_at, ?), retired_at = COALESCE(retired_at, ?),
               publish_until = MIN(COALESCE(publish_until, ?), ?), active = NULL
             WHERE kid = ? RETURNING kid
-            """, [.int(time), .int(time), .int(time), .int(time), .text(keyID)]).isEmpty
+            """, [.int(time), .int(time), .int(time), .int(time), .text(keyID)]
+        ).isEmpty
     }
 
     func retireActiveSigningKey(at time: Int64, publishUntil: Int64) async throws -> String? {
-        try await q("UPDATE signing_keys SET retired_at = ?, publish_until = ?, active = NULL WHERE active = 1 RETURNING kid",
-                    [.int(time), .int(publishUntil)]).first?.string("kid")
+        try await q(
+            "UPDATE signing_keys SET retired_at = ?, publish_until = ?, active = NULL WHERE active = 1 RETURNING kid",
+            [.int(time), .int(publishUntil)]
+        ).first?.string("kid")
     }
 
     private static let keyColumns = "kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at"
 
     private static func key(_ r: SQLiteRow) -> SigningKeyRecord {
-        SigningKeyRecord(keyID: r.string("kid"), algorithm: r.string("alg"), publicJWK: r.string("public_jwk"),
-                         privateJWK: r.string("private_jwk"), sealed: r.int("sealed") != 0, createdAt: r.int("created_at"),
-                         retiredAt: r.optInt("retired_at"), publishUntil: r.optInt("publish_until"),
-                         accessTokenLifetime: r.optInt("access_token_lifetime"), revokedAt: r.optInt("revoked_at"))
+        SigningKeyRecord(
+            keyID: r.string("kid"), algorithm: r.string("alg"), publicJWK: r.string("public_jwk"),
+            privateJWK: r.string("private_jwk"), sealed: r.int("sealed") != 0, createdAt: r.int("created_at"),
+            retiredAt: r.optInt("retired_at"), publishUntil: r.optInt("publish_until"),
+            accessTokenLifetime: r.optInt("access_token_lifetime"), revokedAt: r.optInt("revoked_at"))
     }
 
     func activeSigningKey() async throws -> SigningKeyRecord? {

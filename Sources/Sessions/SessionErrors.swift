@@ -34,10 +34,10 @@ extension TokenError.Code {
 
     /// Every code the Sessions module and its stores mint, the accounts policy's included
     /// (their configuration errors are Identity's `invalid_configuration`).
-    public static let sessionsCodes: [TokenError.Code] = [
-        .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken,
-        .sessionRevoked, .identityInUse, .userNotFound, .storeUnavailable, .storeTooNew,
-        .unauthorizedClient, .userDisabled, .apiKeyNotFound, .apiKeyExists, .invalidAPIKey,
-    ] + accountsCodes
+    public static let sessionsCodes: [TokenError.Code] =
+        [
+            .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken,
+            .sessionRevoked, .identityInUse, .userNotFound, .storeUnavailable, .storeTooNew,
+            .unauthorizedClient, .userDisabled, .apiKeyNotFound, .apiKeyExists, .invalidAPIKey,
+        ] + accountsCodes
 }
-

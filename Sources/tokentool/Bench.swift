@@ -1,13 +1,13 @@
 import ArgumentParser
 #if canImport(FoundationEssentials)
-import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+    import FoundationEssentials  // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-import Foundation
+    import Foundation
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import Dispatch
 @_spi(Benchmark) import JOSE
@@ -35,7 +35,9 @@ struct Bench: ParsableCommand {
     @Option(name: .customLong("alg"), help: "Algorithm (repeatable; default: all).")
     var algs: [String] = []
 
-    @Option(name: .customLong("op"), help: "sign, verify or decode (repeatable; default: all). raw-verify / raw-sign / raw-decode run the primitive alone; verify-cached the cached verify alone.")
+    @Option(
+        name: .customLong("op"),
+        help: "sign, verify or decode (repeatable; default: all). raw-verify / raw-sign / raw-decode run the primitive alone; verify-cached the cached verify alone.")
     var ops: [String] = []
 
     @Option(help: "Timed seconds per row.")
@@ -94,8 +96,9 @@ struct Bench: ParsableCommand {
 
         var rows: [BenchRow] = []
         if !output.json {
-            print("tokentool bench: \(threads) thread\(threads == 1 ? "" : "s"), "
-                + (iterations.map { "\($0) iterations" } ?? "\(seconds) s") + " per row, keys: \(keys ?? "generated")")
+            print(
+                "tokentool bench: \(threads) thread\(threads == 1 ? "" : "s"), "
+                    + (iterations.map { "\($0) iterations" } ?? "\(seconds) s") + " per row, keys: \(keys ?? "generated")")
         }
         for alg in algorithms {
             var loaded: JWK
@@ -114,8 +117,9 @@ struct Bench: ParsableCommand {
             let parts = token.split(separator: ".", omittingEmptySubsequences: false)
             let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
             let signature = try Base64URL.decode(String(parts[2]), what: "signature")
-            let documents = RawJSONParse(header: try Base64URL.decode(String(parts[0]), what: "header"),
-                                         claims: try Base64URL.decode(String(parts[1]), what: "payload"))
+            let documents = RawJSONParse(
+                header: try Base64URL.decode(String(parts[0]), what: "header"),
+                claims: try Base64URL.decode(String(parts[1]), what: "payload"))
             guard documents.parse() else { throw TokenError(.internalError, "raw \(alg.rawValue) JSON parse failed its self-check") }
             let probe = try RawPrimitive(key: key, algorithm: alg, signingInput: signingInput, signature: signature)
             guard probe.verify(), probe.sign() else { throw TokenError(.internalError, "raw \(alg.rawValue) primitive failed its self-check") }
@@ -139,13 +143,16 @@ struct Bench: ParsableCommand {
                         return { raw.sign() }
                     }
                 }
-                let (count, elapsed) = try BenchRunner.run(threads: threads, seconds: seconds, warmup: warmup,
-                                                          iterations: iterations, factory: factory)
+                let (count, elapsed) = try BenchRunner.run(
+                    threads: threads, seconds: seconds, warmup: warmup,
+                    iterations: iterations, factory: factory)
                 let row = BenchRow(alg: alg.rawValue, op: op, iterations: count, seconds: elapsed)
                 rows.append(row)
                 if output.json {
-                    var o: JSONObject = ["alg": .string(row.alg), "op": .string(op), "ops_per_sec": .double((row.opsPerSecond * 10).rounded() / 10),
-                                         "iterations": .int(Int64(count)), "seconds": .double((elapsed * 10000).rounded() / 10000)]
+                    var o: JSONObject = [
+                        "alg": .string(row.alg), "op": .string(op), "ops_per_sec": .double((row.opsPerSecond * 10).rounded() / 10),
+                        "iterations": .int(Int64(count)), "seconds": .double((elapsed * 10000).rounded() / 10000),
+                    ]
                     if threads > 1 { o["threads"] = .int(Int64(threads)) }
                     printJSON(.object(o))
                     fflush(nil)
@@ -171,8 +178,9 @@ struct Bench: ParsableCommand {
             } else if r.op == "decode" {
                 overhead = "+\(fixed(r.microseconds, 2)) µs (no raw-decode row)"
             }
-            print(pad(r.alg, 6, left: true) + " " + pad(r.op, 10, left: true)
-                + pad(fixed(r.opsPerSecond, 0), 13) + pad(fixed(r.microseconds, 2), 10) + "   " + overhead)
+            print(
+                pad(r.alg, 6, left: true) + " " + pad(r.op, 10, left: true)
+                    + pad(fixed(r.opsPerSecond, 0), 13) + pad(fixed(r.microseconds, 2), 10) + "   " + overhead)
         }
     }
 }
@@ -253,8 +261,10 @@ private enum BenchRunner {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     }
 
-    static func run(threads: Int, seconds: Double, warmup: Double, iterations: Int?,
-                    factory: @escaping @Sendable () throws -> () -> Bool) throws -> (Int, Double) {
+    static func run(
+        threads: Int, seconds: Double, warmup: Double, iterations: Int?,
+        factory: @escaping @Sendable () throws -> () -> Bool
+    ) throws -> (Int, Double) {
         let results = Mutex(Results())
         let ready = DispatchGroup()
         let done = DispatchGroup()
@@ -322,23 +332,23 @@ private enum BenchRunner {
 /// peer benchmark), built in so `tokentool bench` works from any directory.
 enum BenchWorkload {
     static let claimsJSON = #"""
-{
-  "iss": "https://accounts.google.com",
-  "azp": "1234987819200-okc8ahd6ks5ps8n1ppa5chtrarbh2dso.apps.googleusercontent.com",
-  "aud": "1234987819200-okc8ahd6ks5ps8n1ppa5chtrarbh2dso.apps.googleusercontent.com",
-  "sub": "110169484474386276334",
-  "hd": "example.com",
-  "email": "jane.doe@example.com",
-  "email_verified": true,
-  "at_hash": "HK6E_P6Dh8Y93mRNtsDB1Q",
-  "nonce": "0394852-3190485-2490358",
-  "name": "Jane Doe",
-  "picture": "https://lh3.googleusercontent.com/a/ACg8ocJ0dRgxcHdbhiY0gK7lh3rMZ3x0FjXE=s96-c",
-  "given_name": "Jane",
-  "family_name": "Doe",
-  "locale": "en",
-  "iat": 1790000000,
-  "exp": 4102444800
-}
-"""#
+        {
+          "iss": "https://accounts.google.com",
+          "azp": "1234987819200-okc8ahd6ks5ps8n1ppa5chtrarbh2dso.apps.googleusercontent.com",
+          "aud": "1234987819200-okc8ahd6ks5ps8n1ppa5chtrarbh2dso.apps.googleusercontent.com",
+          "sub": "110169484474386276334",
+          "hd": "example.com",
+          "email": "jane.doe@example.com",
+          "email_verified": true,
+          "at_hash": "HK6E_P6Dh8Y93mRNtsDB1Q",
+          "nonce": "0394852-3190485-2490358",
+          "name": "Jane Doe",
+          "picture": "https://lh3.googleusercontent.com/a/ACg8ocJ0dRgxcHdbhiY0gK7lh3rMZ3x0FjXE=s96-c",
+          "given_name": "Jane",
+          "family_name": "Doe",
+          "locale": "en",
+          "iat": 1790000000,
+          "exp": 4102444800
+        }
+        """#
 }

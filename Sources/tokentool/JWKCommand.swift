@@ -1,8 +1,8 @@
 import ArgumentParser
 #if canImport(FoundationEssentials)
-import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+    import FoundationEssentials  // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-import Foundation
+    import Foundation
 #endif
 import JOSE
 
@@ -80,7 +80,9 @@ struct JWKCommand: ParsableCommand {
                 print("wrote \(out)\(key.isPrivate ? " (mode 0600)" : ""): \(key.summary)")
             } else {
                 guard !key.isPrivate || printPrivate else {
-                    throw TokenError(.invalidInput, "\(file) holds a \(key.keyType == .oct ? "secret" : "private key"); pass --public for the public half, --out FILE (mode 0600), or --print-private")
+                    throw TokenError(
+                        .invalidInput,
+                        "\(file) holds a \(key.keyType == .oct ? "secret" : "private key"); pass --public for the public half, --out FILE (mode 0600), or --print-private")
                 }
                 print(text, terminator: "")
             }

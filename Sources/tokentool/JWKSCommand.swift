@@ -1,8 +1,8 @@
 import ArgumentParser
 #if canImport(FoundationEssentials)
-import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+    import FoundationEssentials  // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-import Foundation
+    import Foundation
 #endif
 import JOSE
 

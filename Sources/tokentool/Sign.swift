@@ -1,8 +1,8 @@
 import ArgumentParser
 #if canImport(FoundationEssentials)
-import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+    import FoundationEssentials  // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-import Foundation
+    import Foundation
 #endif
 import JOSE
 
@@ -54,8 +54,7 @@ struct Sign: ParsableCommand {
             if let claimsFile {
                 let text = try readFileText(claimsFile)
                 let parsed: JSONValue
-                do { parsed = try JSONValue(parsing: text) }
-                catch let e as TokenError { throw TokenError(.invalidInput, "--claims \(claimsFile): \(e.message)") }
+                do { parsed = try JSONValue(parsing: text) } catch let e as TokenError { throw TokenError(.invalidInput, "--claims \(claimsFile): \(e.message)") }
                 guard let object = parsed.objectValue else {
                     throw TokenError(.invalidInput, "--claims \(claimsFile) holds a JSON \(parsed.typeName); expected an object")
                 }

@@ -1,8 +1,8 @@
 import ArgumentParser
 #if canImport(FoundationEssentials)
-import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+    import FoundationEssentials  // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-import Foundation
+    import Foundation
 #endif
 import JOSE
 
@@ -17,7 +17,7 @@ struct TokenTool: AsyncParsableCommand {
     static var subcommandList: [any ParsableCommand.Type] {
         var list: [any ParsableCommand.Type] = [Decode.self, Verify.self, Sign.self, Keygen.self, JWKCommand.self, JWKSCommand.self, Bench.self]
         #if TOKENTOOL_FULL
-        list += [Idp.self, TokenCommand.self, UserCommand.self, KeysCommand.self, Serve.self]
+            list += [Idp.self, TokenCommand.self, UserCommand.self, KeysCommand.self, Serve.self]
         #endif
         return list
     }

@@ -1,12 +1,12 @@
 import ArgumentParser
 #if canImport(FoundationEssentials)
-import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+    import FoundationEssentials  // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-import Foundation
+    import Foundation
 #endif
 import JOSE
 #if TOKENTOOL_FULL
-import Identity
+    import Identity
 #endif
 
 /// `tokentool verify`: checks a token's signature against trusted keys, then its claims.
@@ -64,9 +64,10 @@ struct Verify: ParsableCommand {
 
     /// What was asked, as a plain value: the fast path (VerifyFastPath.swift) builds the same one.
     var request: VerifyRequest {
-        VerifyRequest(jwks: jwks, keys: key.keys, secretFile: key.secretFile, keyID: keyID, algorithms: algorithms,
-                      issuers: issuers, audiences: audiences, leeway: leeway.leeway, now: clock.now, required: required,
-                      type: type, jws: jws, json: output.json, token: token)
+        VerifyRequest(
+            jwks: jwks, keys: key.keys, secretFile: key.secretFile, keyID: keyID, algorithms: algorithms,
+            issuers: issuers, audiences: audiences, leeway: leeway.leeway, now: clock.now, required: required,
+            type: type, jws: jws, json: output.json, token: token)
     }
 
     func run() throws {
@@ -100,8 +101,10 @@ struct VerifyRequest: Equatable {
                 type: type, leeway: TimeInterval(try LeewayOption.seconds(leeway)), clock: tokenClock(now: now))
             if !algorithms.isEmpty { options.algorithms = Set(try algorithms.map(parseAlgorithmFlag)) }
             if jws {
-                let ignored = [("--iss", !issuers.isEmpty), ("--aud", !audiences.isEmpty), ("--require", !required.isEmpty),
-                               ("--typ", type != nil), ("--leeway", leeway != "0"), ("--now", now != nil)].filter(\.1).map(\.0)
+                let ignored = [
+                    ("--iss", !issuers.isEmpty), ("--aud", !audiences.isEmpty), ("--require", !required.isEmpty),
+                    ("--typ", type != nil), ("--leeway", leeway != "0"), ("--now", now != nil),
+                ].filter(\.1).map(\.0)
                 if !ignored.isEmpty {
                     throw TokenError(.invalidInput, "--jws checks the signature only; \(ignored.joined(separator: ", ")) would not be checked. Drop --jws to check claims")
                 }
@@ -123,19 +126,26 @@ struct VerifyRequest: Equatable {
         if jws {
             let result = try verifier.verifySignature(text)
             if json {
-                printJSON(.object(["valid": true, "header": .object(result.header.members), "payload_b64": .string(result.payloadBase64URL),
-                                   "kid": result.keyID.map(JSONValue.string) ?? .null]))
+                printJSON(
+                    .object([
+                        "valid": true, "header": .object(result.header.members), "payload_b64": .string(result.payloadBase64URL),
+                        "kid": result.keyID.map(JSONValue.string) ?? .null,
+                    ]))
             } else {
                 printSignatureOnly(result, key: describe(result.key, from: sources))
             }
         } else {
             let result = try verifier.verify(text)
             if json {
-                printJSON(.object(["valid": true, "header": .object(result.header.members), "payload": .object(result.claims.object),
-                                   "kid": result.keyID.map(JSONValue.string) ?? .null]))
+                printJSON(
+                    .object([
+                        "valid": true, "header": .object(result.header.members), "payload": .object(result.claims.object),
+                        "kid": result.keyID.map(JSONValue.string) ?? .null,
+                    ]))
             } else {
-                printValid(result, key: describe(result.key, from: sources),
-                           now: options.clock.now().timeIntervalSince1970)
+                printValid(
+                    result, key: describe(result.key, from: sources),
+                    now: options.clock.now().timeIntervalSince1970)
             }
         }
     }
@@ -143,7 +153,7 @@ struct VerifyRequest: Equatable {
     /// A token with a kid meets keys from PEM files or secrets, which cannot carry one: say how to pair them.
     private func hinted(_ error: TokenError, token: String, sources: [KeyFromFile]) -> TokenError {
         guard let kid = (try? UnverifiedToken(token))?.header?.keyID,
-              let bare = sources.first(where: { $0.key.keyID == nil && !jwks.contains($0.source) })
+            let bare = sources.first(where: { $0.key.keyID == nil && !jwks.contains($0.source) })
         else { return error }
         let shown = kid.count > 64 ? String(kid.prefix(64)) + "…" : kid
         return TokenError(error.code, "\(error.message); \(bare.source) has no kid: pass --kid \"\(shown)\" to use it for this token", claim: error.claim)
@@ -204,16 +214,19 @@ struct VerifyRequest: Equatable {
     /// an otherwise synchronous command.
     private func fetchJWKS(_ url: String) throws -> JWKSet {
         #if TOKENTOOL_FULL
-        return try runBlocking { try await withTransport { transport in try await RemoteJWKS(url: url, transport: transport).keys() } }
+            return try runBlocking { try await withTransport { transport in try await RemoteJWKS(url: url, transport: transport).keys() } }
         #else
-        throw TokenError(.invalidInput, "--jwks \(url): this build has no HTTP client (TOKENTOOL_CORE_ONLY); save it first (curl -fsS -o jwks.json URL) and pass --jwks jwks.json")
+            throw TokenError(
+                .invalidInput, "--jwks \(url): this build has no HTTP client (TOKENTOOL_CORE_ONLY); save it first (curl -fsS -o jwks.json URL) and pass --jwks jwks.json")
         #endif
     }
 
     /// The key that verified (the verifier says which) and the file it came from.
     private func describe(_ key: JWK, from sources: [KeyFromFile]) -> String {
         let thumbprint = try? key.thumbprint()
-        let source = sources.count == 1 ? sources.first
+        let source =
+            sources.count == 1
+            ? sources.first
             : sources.first { $0.key.keyID == key.keyID && (try? $0.key.thumbprint()) == thumbprint }
         return key.summary + (source.map { " (from \($0.source))" } ?? "")
     }

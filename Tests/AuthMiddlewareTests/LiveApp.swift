@@ -13,11 +13,12 @@ func withLiveApp<Context: RequestContext, T: Sendable>(
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
     var logger = Logger(label: "test-app")
     logger.logLevel = .critical  // cancelling the server at the end logs an error per open connection
-    let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                          onServerRunning: { channel in
-                              continuation.yield(channel.localAddress?.port ?? 0)
-                              continuation.finish()
-                          }, logger: logger)
+    let app = Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { channel in
+            continuation.yield(channel.localAddress?.port ?? 0)
+            continuation.finish()
+        }, logger: logger)
     let task = Task { try await app.run() }
     var iterator = ports.makeAsyncIterator()
     guard let port = await iterator.next(), port > 0 else {

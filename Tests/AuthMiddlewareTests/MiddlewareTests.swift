@@ -23,12 +23,16 @@ struct MiddlewareTests {
         var testKey: JWK
 
         /// A token signed with the test key; every RFC 9068 claim present unless overridden (`nil` removes one).
-        func handMade(type: String? = "at+jwt", keyID: String? = "test-key", claims extra: [String: JSONValue?] = [:],
-                      key: JWK? = nil) throws -> String {
+        func handMade(
+            type: String? = "at+jwt", keyID: String? = "test-key", claims extra: [String: JSONValue?] = [:],
+            key: JWK? = nil
+        ) throws -> String {
             let now = Int64(Date().timeIntervalSince1970)
-            var claims: ClaimSet = ["iss": .string(MiddlewareTests.issuer), "sub": "user-1", "aud": .string(MiddlewareTests.app),
-                                    "exp": .int(now + 600), "iat": .int(now), "jti": "j1", "client_id": .string(MiddlewareTests.app),
-                                    "sid": "session-1"]
+            var claims: ClaimSet = [
+                "iss": .string(MiddlewareTests.issuer), "sub": "user-1", "aud": .string(MiddlewareTests.app),
+                "exp": .int(now + 600), "iat": .int(now), "jti": "j1", "client_id": .string(MiddlewareTests.app),
+                "sid": "session-1",
+            ]
             for (k, v) in extra { claims[k] = v }
             var signer = try JWTSigner(key: key ?? testKey, algorithm: .es256, keyID: keyID)
             signer.type = type
@@ -58,8 +62,9 @@ struct MiddlewareTests {
             try await withLiveApp(jwksRouter) { jwksPort in
                 let transport = AsyncHTTPClientTransport()
                 // 30 s, not the default 5: a loaded 2-core CI machine once took longer for this loopback fetch.
-                let jwks = try RemoteJWKS(url: "http://127.0.0.1:\(jwksPort)/.well-known/jwks.json", transport: transport,
-                                          policy: RemoteJWKS.Policy(timeout: 30))
+                let jwks = try RemoteJWKS(
+                    url: "http://127.0.0.1:\(jwksPort)/.well-known/jwks.json", transport: transport,
+                    policy: RemoteJWKS.Policy(timeout: 30))
                 let broken = try RemoteJWKS(url: "http://127.0.0.1:\(jwksPort)/broken/jwks.json", transport: transport)
                 let router = Router(context: AuthenticatedRequestContext.self)
                 router.group("api")
@@ -194,8 +199,11 @@ struct MiddlewareTests {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: dir) }
             let store = try await SQLiteSessionStore.open(path: dir.appendingPathComponent("s.sqlite").path)
-            let sessions = SessionManager(store: store, configuration: SessionConfiguration(issuer: authServer, audience: "myapp-abcde",
-                                                                                            defaultClientID: "myapp-abcde"))
+            let sessions = SessionManager(
+                store: store,
+                configuration: SessionConfiguration(
+                    issuer: authServer, audience: "myapp-abcde",
+                    defaultClientID: "myapp-abcde"))
             let signIn = try await sessions.signIn(with: Identity(provider: "anon-user", subject: "doc"))
             holder.json = try await sessions.keyRing.jwks().jsonString()
 

@@ -166,15 +166,23 @@ struct AccountCallTests {
             let refresh = try await t.s.call(.POST, LiveServer.base + "/auth/session", bearer: session["refresh_token"])
             #expect(refresh.status == 401 && refresh.errorCode == "InvalidSession", "the reset ended every session")
             #expect(try await t.mailArrives("Subject: Your password was changed"))
-            let reused = try await t.post("/reset", ["token": sent.payload["token"]?.stringValue ?? "", "tokenId": sent.payload["tokenId"]?.stringValue ?? "",
-                                                     "password": "third password"])
+            let reused = try await t.post(
+                "/reset",
+                [
+                    "token": sent.payload["token"]?.stringValue ?? "", "tokenId": sent.payload["tokenId"]?.stringValue ?? "",
+                    "password": "third password",
+                ])
             #expect(reused.status == 400 && reused.errorCode == "UserpassTokenInvalid")
 
             #expect(try await t.post("/reset/call", ["email": "pending+r@example.com", "password": "not this one"]).status == 204)
             let handed = try #require(t.calls("pending+r@example.com").last?.payload)
             #expect(handed["arguments"] == nil)
-            let completed = try await t.post("/reset", ["token": handed["token"]?.stringValue ?? "", "tokenId": handed["tokenId"]?.stringValue ?? "",
-                                                        "password": "the app's choice"])
+            let completed = try await t.post(
+                "/reset",
+                [
+                    "token": handed["token"]?.stringValue ?? "", "tokenId": handed["tokenId"]?.stringValue ?? "",
+                    "password": "the app's choice",
+                ])
             #expect(completed.status == 204)
             #expect(try await t.login("pending+r@example.com", "the app's choice").status == 200)
             #expect(try await t.login("pending+r@example.com", "not this one").status == 401)

@@ -20,8 +20,9 @@ import Sessions
         #expect(AccountPages.render(.linkProblem(.expired, purpose: .reset), app: "A").contains("This link has expired."))
         #expect(AccountPages.render(.linkProblem(.used, purpose: .confirm), app: "A").contains("This link was already used."))
         #expect(AccountPages.render(.linkProblem(.invalid, purpose: .confirm), app: "A").contains("This link is not valid."))
-        #expect(AccountPages.render(.resetForm(token: "t", tokenID: "i", error: .tooShort(minimum: 8)), app: "A")
-            .contains("The password is too short: use at least 8 characters."))
+        #expect(
+            AccountPages.render(.resetForm(token: "t", tokenID: "i", error: .tooShort(minimum: 8)), app: "A")
+                .contains("The password is too short: use at least 8 characters."))
         #expect(AccountPages.formError(password: "12345", repeated: "12345", minLength: 6) == .tooShort(minimum: 6))
         #expect(AccountPages.formError(password: "123456", repeated: "1234567", minLength: 6) == .mismatch)
         #expect(AccountPages.formError(password: String(repeating: "x", count: 129), repeated: "", minLength: 6) == .tooLong)
@@ -38,9 +39,10 @@ import Sessions
         #expect(csp.contains("form-action 'self'") && csp.contains("frame-ancestors 'none'"))
         // The style hash in the policy is the hash of the <style> element's text (CSP3 §8.3: SHA-256, base64).
         let html = AccountPages.render(.confirmed, app: "A")
-        let style = try #require(html.range(of: "<style>").flatMap { open in
-            html.range(of: "</style>").map { String(html[open.upperBound..<$0.lowerBound]) }
-        })
+        let style = try #require(
+            html.range(of: "<style>").flatMap { open in
+                html.range(of: "</style>").map { String(html[open.upperBound..<$0.lowerBound]) }
+            })
         #expect(csp.contains("'sha256-\(Data(SHA2.sha256(Array(style.utf8))).base64EncodedString())'"))
         #expect(!html.contains("<script"))
     }

@@ -77,8 +77,9 @@ struct AccountRoutesTests {
                 let form = ["token": reset.token, "tokenId": reset.tokenID, "password": password, "confirm": repeated].map {
                     "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
                 }.joined(separator: "&")
-                return try await s.call(.POST, "/app/myapp/reset", body: form,
-                                        headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Origin", "null")])
+                return try await s.call(
+                    .POST, "/app/myapp/reset", body: form,
+                    headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Origin", "null")])
             }
             let tooShort = try await post("short", "short")
             #expect(tooShort.status == 400 && tooShort.body.contains("The password is too short"))

@@ -7,7 +7,8 @@ import Testing
 struct AppServicesTests {
     static let base = LiveServer.base
     static let anonLogin = base + "/app/myapp/auth/providers/anon-user/login"
-    static let device = #"{"options":{"device":{"deviceId":"0000000000000000000000aa","platform":"iOS","platformVersion":"17.0","sdkVersion":"10.50.0","deviceName":"Ann's phone"}}}"#
+    static let device =
+        #"{"options":{"device":{"deviceId":"0000000000000000000000aa","platform":"iOS","platformVersion":"17.0","sdkVersion":"10.50.0","deviceName":"Ann's phone"}}}"#
 
     @Test("anonymous login; profile; refresh keeps the refresh token; logout ends the session", arguments: StoreKind.available)
     func anonymousFlow(kind: StoreKind) async throws {
@@ -58,8 +59,9 @@ struct AppServicesTests {
         }
     }
 
-    @Test("refresh_rotation: a new refresh token each time; the spent one within grace gets the same successor; reuse later ends the session",
-          arguments: StoreKind.available)
+    @Test(
+        "refresh_rotation: a new refresh token each time; the spent one within grace gets the same successor; reuse later ends the session",
+        arguments: StoreKind.available)
     func rotation(kind: StoreKind) async throws {
         let apps = #"{ "myapp": { "refresh_rotation": true, "reuse_grace": "1s", "providers": { "anon-user": {} } } }"#
         try await LiveServer.with(kind, apps: apps) { s in
@@ -101,8 +103,10 @@ struct AppServicesTests {
             let access = try #require(phone["access_token"])
             let user = try #require(phone["user_id"])
             // A second session of the same user, by API key.
-            let key = try #require(try await s.call(.POST, Self.base + "/auth/api_keys", body: #"{"name":"laptop"}"#,
-                                                    bearer: phone["refresh_token"])["key"])
+            let key = try #require(
+                try await s.call(
+                    .POST, Self.base + "/auth/api_keys", body: #"{"name":"laptop"}"#,
+                    bearer: phone["refresh_token"])["key"])
             let laptop = try await s.call(.POST, Self.base + "/app/myapp/auth/providers/api-key/login", body: #"{"key":"\#(key)"}"#)
             #expect(laptop.status == 200 && laptop["user_id"] == user)
             let list = try #require(try await s.call(.GET, Self.base + "/auth/sessions", bearer: access).json?.arrayValue)

@@ -33,43 +33,50 @@ struct ConfigTests {
 
     @Test("durations, rates and relative paths are parsed")
     func parsed() throws {
-        let c = try parse(#"""
-        {"public_url":"http://127.0.0.1:9","store":"data/s.sqlite","master_key_file":"/etc/k",
-         "limits":{"login_per_address":"7/2h"},
-         "apps":{"a":{"access_token_ttl":"90s","refresh_token_ttl":"2d","refresh_rotation":true,"reuse_grace":"1m"}}}
-        """#)
+        let c = try parse(
+            #"""
+            {"public_url":"http://127.0.0.1:9","store":"data/s.sqlite","master_key_file":"/etc/k",
+             "limits":{"login_per_address":"7/2h"},
+             "apps":{"a":{"access_token_ttl":"90s","refresh_token_ttl":"2d","refresh_rotation":true,"reuse_grace":"1m"}}}
+            """#)
         #expect(c.store == "/srv/auth/data/s.sqlite" && c.masterKeyFile == "/etc/k")
         #expect(c.limits.loginPerAddress == RateLimit(count: 7, window: 7200))
         let a = try #require(c.apps["a"])
         #expect(a.accessTokenTTL == 90 && a.refreshTokenTTL == 172_800 && a.refreshRotation && a.reuseGrace == 60)
     }
 
-    @Test("an unknown member is an error naming its JSON path", arguments: [
-        (#"{"public_url":"http://a","apps":{"x":{}},"lmits":{}}"#, "lmits: unknown member"),
-        (#"{"public_url":"http://a","apps":{"x":{"acess_token_ttl":"1m"}}}"#, "apps.x.acess_token_ttl: unknown member"),
-        (#"{"public_url":"http://a","apps":{"x":{"providers":{"oauth2-google":{"client_ids":["c"],"hosted_domian":"e"}}}}}"#,
-         "apps.x.providers.oauth2-google.hosted_domian: unknown member"),
-        (#"{"public_url":"http://a","apps":{"x":{"providers":{"anon-usr":{}}}}}"#, "apps.x.providers.anon-usr: unknown member"),
-        (#"{"public_url":"http://a","apps":{"x":{}},"limits":{"login_per_adress":"1/1s"}}"#, "limits.login_per_adress: unknown member"),
-    ])
+    @Test(
+        "an unknown member is an error naming its JSON path",
+        arguments: [
+            (#"{"public_url":"http://a","apps":{"x":{}},"lmits":{}}"#, "lmits: unknown member"),
+            (#"{"public_url":"http://a","apps":{"x":{"acess_token_ttl":"1m"}}}"#, "apps.x.acess_token_ttl: unknown member"),
+            (
+                #"{"public_url":"http://a","apps":{"x":{"providers":{"oauth2-google":{"client_ids":["c"],"hosted_domian":"e"}}}}}"#,
+                "apps.x.providers.oauth2-google.hosted_domian: unknown member"
+            ),
+            (#"{"public_url":"http://a","apps":{"x":{"providers":{"anon-usr":{}}}}}"#, "apps.x.providers.anon-usr: unknown member"),
+            (#"{"public_url":"http://a","apps":{"x":{}},"limits":{"login_per_adress":"1/1s"}}"#, "limits.login_per_adress: unknown member"),
+        ])
     func unknownMember(text: String, expected: String) {
         #expect(refusal(text) == expected)
     }
 
-    @Test("bad values name their member", arguments: [
-        (#"{"apps":{"x":{}}}"#, "public_url"),
-        (#"{"public_url":"ftp://a","apps":{"x":{}}}"#, "public_url"),
-        (#"{"public_url":"http://a"}"#, "apps"),
-        (#"{"public_url":"http://a","apps":{}}"#, "apps"),
-        (#"{"public_url":"http://a","apps":{"x":{"access_token_ttl":"30"}}}"#, "apps.x.access_token_ttl"),
-        (#"{"public_url":"http://a","apps":{"x":{"access_token_ttl":"5w"}}}"#, "apps.x.access_token_ttl"),
-        (#"{"public_url":"http://a","apps":{"x":{"refresh_rotation":"yes"}}}"#, "apps.x.refresh_rotation"),
-        (#"{"public_url":"http://a","apps":{"x":{}},"limits":{"mail_per_address":"5/"}}"#, "limits.mail_per_address"),
-        (#"{"public_url":"http://a","apps":{"x y":{}}}"#, "apps.x y"),
-        (#"{"public_url":"http://a","apps":{"x":{"providers":{"oauth2-facebook":{"app_id":"1"}}}}}"#, "apps.x.providers.oauth2-facebook.app_secret_file"),
-        (#"{"public_url":"http://a","apps":{"x":{}},"provider_timeout":"0s"}"#, "provider_timeout"),
-        (#"{"public_url":"http://a","apps":{"x":{}},"provider_timeout":"2m"}"#, "provider_timeout"),
-    ])
+    @Test(
+        "bad values name their member",
+        arguments: [
+            (#"{"apps":{"x":{}}}"#, "public_url"),
+            (#"{"public_url":"ftp://a","apps":{"x":{}}}"#, "public_url"),
+            (#"{"public_url":"http://a"}"#, "apps"),
+            (#"{"public_url":"http://a","apps":{}}"#, "apps"),
+            (#"{"public_url":"http://a","apps":{"x":{"access_token_ttl":"30"}}}"#, "apps.x.access_token_ttl"),
+            (#"{"public_url":"http://a","apps":{"x":{"access_token_ttl":"5w"}}}"#, "apps.x.access_token_ttl"),
+            (#"{"public_url":"http://a","apps":{"x":{"refresh_rotation":"yes"}}}"#, "apps.x.refresh_rotation"),
+            (#"{"public_url":"http://a","apps":{"x":{}},"limits":{"mail_per_address":"5/"}}"#, "limits.mail_per_address"),
+            (#"{"public_url":"http://a","apps":{"x y":{}}}"#, "apps.x y"),
+            (#"{"public_url":"http://a","apps":{"x":{"providers":{"oauth2-facebook":{"app_id":"1"}}}}}"#, "apps.x.providers.oauth2-facebook.app_secret_file"),
+            (#"{"public_url":"http://a","apps":{"x":{}},"provider_timeout":"0s"}"#, "provider_timeout"),
+            (#"{"public_url":"http://a","apps":{"x":{}},"provider_timeout":"2m"}"#, "provider_timeout"),
+        ])
     func badValue(text: String, path: String) throws {
         let message = try #require(refusal(text))
         #expect(message.hasPrefix(path + ":"), "\(message)")

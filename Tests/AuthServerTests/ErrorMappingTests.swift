@@ -16,7 +16,8 @@ import Testing
         "TooManyRequests": 429, "FunctionExecutionError": 502, "ServiceUnavailable": 503, "InternalServerError": 500,
     ]
 
-    static let allCodes: [TokenError.Code] = TokenError.Code.joseCodes + TokenError.Code.identityCodes
+    static let allCodes: [TokenError.Code] =
+        TokenError.Code.joseCodes + TokenError.Code.identityCodes
         + TokenError.Code.sessionsCodes + TokenError.Code.authServerCodes
 
     @Test(arguments: allCodes) func everyCodeHasAContractStatus(_ code: TokenError.Code) {

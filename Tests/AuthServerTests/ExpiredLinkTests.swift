@@ -56,7 +56,8 @@ struct ExpiredLinkTests {
         #expect(refusal("local-userpass", #""reset_token_ttl":"31d""#)?.contains("reset_token_ttl") == true)
         #expect(refusal("local-userpass", #""confirm_token_ttl":"0s""#)?.contains("confirm_token_ttl") == true)
         #expect(refusal("custom-function", #""url":"http://127.0.0.1:9/f","secret_file":"\#(secretFile)","timeout":"2m""#)?.contains("timeout") == true)
-        let c = try ServerConfig.parse(#"{"public_url":"https://a.example","apps":{"a":{"providers":{"local-userpass":{"confirm_token_ttl":"2d","reset_token_ttl":"10m"}}}}}"#, directory: "/srv")
+        let c = try ServerConfig.parse(
+            #"{"public_url":"https://a.example","apps":{"a":{"providers":{"local-userpass":{"confirm_token_ttl":"2d","reset_token_ttl":"10m"}}}}}"#, directory: "/srv")
         guard case .localUserpass(let l)? = c.apps["a"]?.providers["local-userpass"] else { Issue.record("no local-userpass"); return }
         #expect(l.confirmTokenTTL == 2 * 86_400 && l.resetTokenTTL == 600)
     }

@@ -48,8 +48,9 @@ extension FaultTests {
 
             try await pg.restart()
             // Back within seconds (the pool's reconnection backoff), through the same server.
-            #expect(await FaultLoad.eventually(within: 15) { (try? await live.call(.POST, login, body: "{}"))?.status == 200 },
-                    "no login succeeded within 15 s of PostgreSQL's restart")
+            #expect(
+                await FaultLoad.eventually(within: 15) { (try? await live.call(.POST, login, body: "{}"))?.status == 200 },
+                "no login succeeded within 15 s of PostgreSQL's restart")
             #expect(try await LiveServer.get(live.baseURL + "/healthz").status == 200)
             let resumed = during.answers.count
             #expect(await FaultLoad.eventually(within: 30) { during.answers.dropFirst(resumed).filter { $0.status == 201 }.count >= 10 })

@@ -9,13 +9,13 @@ extension FaultTests {
         do {
             standIn.setBehavior(.stall, for: "/oauth2/v3/certs")  // Google's JWKS never answers
             let apps = """
-            {"myapp":{"refresh_rotation":true,"reuse_grace":"5m","providers":{"anon-user":{},
-              "oauth2-google":{"client_ids":["\(standIn.settings.googleClientID)"]}}}}
-            """
+                {"myapp":{"refresh_rotation":true,"reuse_grace":"5m","providers":{"anon-user":{},
+                  "oauth2-google":{"client_ids":["\(standIn.settings.googleClientID)"]}}}}
+                """
             let extra = """
-            "provider_timeout": "2s", "provider_urls": {"google_jwks": "\(standIn.googleJWKSURL)"},
-            "limits":{"login_per_address":"100000/5m","anonymous_per_address":"100000/1h"},
-            """
+                "provider_timeout": "2s", "provider_urls": {"google_jwks": "\(standIn.googleJWKSURL)"},
+                "limits":{"login_per_address":"100000/5m","anonymous_per_address":"100000/1h"},
+                """
             try await LiveServer.with(.sqlite, apps: apps, extra: extra) { live in
                 let google = LiveServer.base + "/app/myapp/auth/providers/oauth2-google/login"
                 let body = #"{"id_token":"\#(try standIn.idToken("google"))"}"#

@@ -9,9 +9,9 @@ import Sessions
 /// form posts as OAuth clients send them.
 enum OAuthFixture {
     static let apps = #"""
-    { "myapp": { "providers": { "anon-user": {} } },
-      "rotating": { "refresh_rotation": true, "reuse_grace": "2s", "providers": { "anon-user": {} } } }
-    """#
+        { "myapp": { "providers": { "anon-user": {} } },
+          "rotating": { "refresh_rotation": true, "reuse_grace": "2s", "providers": { "anon-user": {} } } }
+        """#
     static let clientSecret = "resource-api-secret-0123456789abcdef"
     static let extra = #""clients": { "resource-api": { "secret_file": "api.secret" } },"#
     static let files = ["api.secret": clientSecret + "\n"]
@@ -30,8 +30,10 @@ enum OAuthFixture {
 
 extension LiveServer {
     /// POSTs `fields` form-encoded (RFC 6749 Appendix B) to `path`.
-    func form(_ path: String, _ fields: [(String, String)], headers: [(String, String)] = [],
-              contentType: String = "application/x-www-form-urlencoded") async throws -> Answer {
+    func form(
+        _ path: String, _ fields: [(String, String)], headers: [(String, String)] = [],
+        contentType: String = "application/x-www-form-urlencoded"
+    ) async throws -> Answer {
         func enc(_ s: String) -> String {
             var allowed = CharacterSet.alphanumerics
             allowed.insert(charactersIn: "-._*")

@@ -15,8 +15,9 @@ struct OAuthTests {
         #expect(a.status == status, "\(a.body)", sourceLocation: sourceLocation)
         #expect(a["error"] == error, "\(a.body)", sourceLocation: sourceLocation)
         let description = a["error_description"] ?? ""
-        #expect(description.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value <= 0x7E && $0 != "\"" && $0 != "\\" },
-                sourceLocation: sourceLocation)
+        #expect(
+            description.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value <= 0x7E && $0 != "\"" && $0 != "\\" },
+            sourceLocation: sourceLocation)
         #expect(a.header("cache-control") == "no-store", sourceLocation: sourceLocation)
         if status == 401 { #expect(a.header("www-authenticate")?.hasPrefix("Basic") == true, sourceLocation: sourceLocation) }
     }
@@ -72,8 +73,12 @@ struct OAuthTests {
     func refreshGrant(kind: StoreKind) async throws {
         try await Self.with(kind) { s in
             let plain = try await OAuthFixture.signIn(s)
-            let a = try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("client_id", "myapp"),
-                                                      ("refresh_token", plain.tokens.refreshToken)])
+            let a = try await s.form(
+                "/oauth/token",
+                [
+                    ("grant_type", "refresh_token"), ("client_id", "myapp"),
+                    ("refresh_token", plain.tokens.refreshToken),
+                ])
             #expect(a.status == 200, "\(a.body)")
             #expect(a["token_type"] == "Bearer" && a.object["expires_in"] == .int(1800))
             #expect(a["refresh_token"] == plain.tokens.refreshToken)
@@ -83,8 +88,12 @@ struct OAuthTests {
             #expect(claims.subject == plain.userID && claims.sessionID == plain.tokens.sessionID && claims.clientID == "myapp")
 
             let rotating = try await OAuthFixture.signIn(s, app: "rotating")
-            let r1 = try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("client_id", "rotating"),
-                                                       ("refresh_token", rotating.tokens.refreshToken)])
+            let r1 = try await s.form(
+                "/oauth/token",
+                [
+                    ("grant_type", "refresh_token"), ("client_id", "rotating"),
+                    ("refresh_token", rotating.tokens.refreshToken),
+                ])
             #expect(r1.status == 200, "\(r1.body)")
             let next = try #require(r1["refresh_token"])
             #expect(next != rotating.tokens.refreshToken)
@@ -100,27 +109,53 @@ struct OAuthTests {
             let theirs = try await OAuthFixture.signIn(s, app: "rotating")
             let rt = mine.tokens.refreshToken
             Self.expectOAuthError(try await s.form("/oauth/token", [("client_id", "myapp"), ("refresh_token", rt)]), 400, "invalid_request")
-            Self.expectOAuthError(try await s.form("/oauth/token", [("grant_type", "password"), ("client_id", "myapp"), ("username", "a")]),
-                                  400, "unsupported_grant_type")
+            Self.expectOAuthError(
+                try await s.form("/oauth/token", [("grant_type", "password"), ("client_id", "myapp"), ("username", "a")]),
+                400, "unsupported_grant_type")
             Self.expectOAuthError(try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("client_id", "myapp")]), 400, "invalid_request")
-            Self.expectOAuthError(try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("client_id", "myapp"),
-                                                                    ("refresh_token", String(repeating: "A", count: 43))]), 400, "invalid_grant")
+            Self.expectOAuthError(
+                try await s.form(
+                    "/oauth/token",
+                    [
+                        ("grant_type", "refresh_token"), ("client_id", "myapp"),
+                        ("refresh_token", String(repeating: "A", count: 43)),
+                    ]), 400, "invalid_grant")
             // Another app's refresh token (RFC 6749 §6: bound to the client it was issued to); it stays usable by its app.
-            Self.expectOAuthError(try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("client_id", "myapp"),
-                                                                    ("refresh_token", theirs.tokens.refreshToken)]), 400, "invalid_grant")
-            #expect(try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("client_id", "rotating"),
-                                                      ("refresh_token", theirs.tokens.refreshToken)]).status == 200)
+            Self.expectOAuthError(
+                try await s.form(
+                    "/oauth/token",
+                    [
+                        ("grant_type", "refresh_token"), ("client_id", "myapp"),
+                        ("refresh_token", theirs.tokens.refreshToken),
+                    ]), 400, "invalid_grant")
+            #expect(
+                try await s.form(
+                    "/oauth/token",
+                    [
+                        ("grant_type", "refresh_token"), ("client_id", "rotating"),
+                        ("refresh_token", theirs.tokens.refreshToken),
+                    ]
+                ).status == 200)
             // Client authentication: no client, an unknown one, a wrong secret.
             Self.expectOAuthError(try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", rt)]), 401, "invalid_client")
-            Self.expectOAuthError(try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("client_id", "nobody"), ("refresh_token", rt)]),
-                                  401, "invalid_client")
-            Self.expectOAuthError(try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", rt)],
-                                                   headers: [OAuthFixture.basic("resource-api", "wrong")]), 401, "invalid_client")
+            Self.expectOAuthError(
+                try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("client_id", "nobody"), ("refresh_token", rt)]),
+                401, "invalid_client")
+            Self.expectOAuthError(
+                try await s.form(
+                    "/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", rt)],
+                    headers: [OAuthFixture.basic("resource-api", "wrong")]), 401, "invalid_client")
             // Not a form; a repeated parameter.
-            Self.expectOAuthError(try await s.form("/oauth/token", [("grant_type", "refresh_token")], contentType: "application/json"),
-                                  400, "invalid_request")
-            Self.expectOAuthError(try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("grant_type", "refresh_token"),
-                                                                    ("client_id", "myapp"), ("refresh_token", rt)]), 400, "invalid_request")
+            Self.expectOAuthError(
+                try await s.form("/oauth/token", [("grant_type", "refresh_token")], contentType: "application/json"),
+                400, "invalid_request")
+            Self.expectOAuthError(
+                try await s.form(
+                    "/oauth/token",
+                    [
+                        ("grant_type", "refresh_token"), ("grant_type", "refresh_token"),
+                        ("client_id", "myapp"), ("refresh_token", rt),
+                    ]), 400, "invalid_request")
             // After logout (revocation), the grant is refused.
             try await s.server.apps["myapp"]!.sessions.revokeSession(id: mine.tokens.sessionID)
             let dead = try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("client_id", "myapp"), ("refresh_token", rt)])
@@ -134,10 +169,13 @@ struct OAuthTests {
         try await Self.with(kind) { s in
             let signIn = try await OAuthFixture.signIn(s, app: "rotating")
             Self.expectOAuthError(try await s.form("/oauth/introspect", [("token", signIn.tokens.accessToken)]), 401, "invalid_client")
-            Self.expectOAuthError(try await s.form("/oauth/introspect", [("token", signIn.tokens.accessToken)],
-                                                   headers: [OAuthFixture.basic("resource-api", "nope")]), 401, "invalid_client")
-            Self.expectOAuthError(try await s.form("/oauth/introspect", [("token", signIn.tokens.accessToken), ("client_id", "rotating")]),
-                                  401, "invalid_client")
+            Self.expectOAuthError(
+                try await s.form(
+                    "/oauth/introspect", [("token", signIn.tokens.accessToken)],
+                    headers: [OAuthFixture.basic("resource-api", "nope")]), 401, "invalid_client")
+            Self.expectOAuthError(
+                try await s.form("/oauth/introspect", [("token", signIn.tokens.accessToken), ("client_id", "rotating")]),
+                401, "invalid_client")
 
             let access = try await s.form("/oauth/introspect", [("token", signIn.tokens.accessToken)], headers: [OAuthFixture.basic()])
             #expect(access.status == 200 && access.header("cache-control") == "no-store")
@@ -147,8 +185,9 @@ struct OAuthTests {
             #expect(o["iss"] == "http://auth.test" && o["sid"] == .string(signIn.tokens.sessionID))
             #expect(o["exp"]?.intValue != nil && o["iat"]?.intValue != nil)
 
-            let refresh = try await s.form("/oauth/introspect", [("token", signIn.tokens.refreshToken), ("token_type_hint", "refresh_token")],
-                                           headers: [OAuthFixture.basic()])
+            let refresh = try await s.form(
+                "/oauth/introspect", [("token", signIn.tokens.refreshToken), ("token_type_hint", "refresh_token")],
+                headers: [OAuthFixture.basic()])
             #expect(refresh.object["active"] == true && refresh.object["client_id"] == "rotating" && refresh.object["sid"] == .string(signIn.tokens.sessionID))
 
             for dead in ["garbage", String(repeating: "A", count: 43), signIn.tokens.accessToken + "x"] {

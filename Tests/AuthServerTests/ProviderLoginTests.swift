@@ -17,20 +17,20 @@ struct ProviderLoginTests {
         do {
             let st = standIn.settings
             let apps = """
-            { "myapp": { "providers": {
-                "anon-user": {},
-                "custom-token": { "jwks": "\(standIn.customJWKSURL)", "issuer": "\(st.customIssuer)", "audience": ["\(st.customAudience)"],
-                                  "metadata": { "name": "user_data.name", "email": "user_data.email" } },
-                "oauth2-google": { "client_ids": ["\(st.googleClientID)"], "client_secret_file": "google.secret" },
-                "oauth2-apple": { "client_ids": ["\(st.appleClientID)"], "team_id": "\(st.appleTeamID)", "key_id": "\(st.appleKeyID)",
-                                  "private_key_file": "apple.p8" },
-                "oauth2-facebook": { "app_id": "\(st.facebookAppID)", "app_secret_file": "fb.secret" } },
-              "webhooks": { "user_deleted": "\(standIn.baseURL)/deleted" } } }
-            """
+                { "myapp": { "providers": {
+                    "anon-user": {},
+                    "custom-token": { "jwks": "\(standIn.customJWKSURL)", "issuer": "\(st.customIssuer)", "audience": ["\(st.customAudience)"],
+                                      "metadata": { "name": "user_data.name", "email": "user_data.email" } },
+                    "oauth2-google": { "client_ids": ["\(st.googleClientID)"], "client_secret_file": "google.secret" },
+                    "oauth2-apple": { "client_ids": ["\(st.appleClientID)"], "team_id": "\(st.appleTeamID)", "key_id": "\(st.appleKeyID)",
+                                      "private_key_file": "apple.p8" },
+                    "oauth2-facebook": { "app_id": "\(st.facebookAppID)", "app_secret_file": "fb.secret" } },
+                  "webhooks": { "user_deleted": "\(standIn.baseURL)/deleted" } } }
+                """
             let extra = """
-            "provider_urls": { "google": "\(standIn.baseURL)", "google_jwks": "\(standIn.googleJWKSURL)", "apple": "\(standIn.baseURL)",
-                               "facebook_graph": "\(standIn.baseURL)" },
-            """
+                "provider_urls": { "google": "\(standIn.baseURL)", "google_jwks": "\(standIn.googleJWKSURL)", "apple": "\(standIn.baseURL)",
+                                   "facebook_graph": "\(standIn.baseURL)" },
+                """
             let files = ["google.secret": st.googleClientSecret + "\n", "fb.secret": st.facebookAppSecret, "apple.p8": try standIn.appleClientSecretKey.pem()]
             let result = try await LiveServer.with(kind, apps: apps, extra: extra, files: files) { try await body($0, standIn) }
             try await standIn.shutdown()
@@ -107,8 +107,9 @@ struct ProviderLoginTests {
         }
     }
 
-    @Test("Apple: id_token; authCode keeps the refresh token sealed and deleting the user revokes it at Apple; the user_deleted webhook",
-          arguments: StoreKind.available)
+    @Test(
+        "Apple: id_token; authCode keeps the refresh token sealed and deleting the user revokes it at Apple; the user_deleted webhook",
+        arguments: StoreKind.available)
     func apple(kind: StoreKind) async throws {
         try await Self.withProviders(kind) { s, standIn in
             standIn.setBehavior(.fail(status: 200), for: "/deleted")
@@ -124,8 +125,9 @@ struct ProviderLoginTests {
             for _ in 0..<100 where standIn.requestCount(path: "/deleted") == 0 { try await Task.sleep(for: .milliseconds(50)) }
             let hook = try #require(standIn.requests.first { $0.path == "/deleted" })
             #expect(hook.method == "POST")
-            #expect(try JSONValue(parsing: String(decoding: hook.body, as: UTF8.self)) ==
-                    .object(["type": "user_deleted", "app": "myapp", "user_id": .string(try #require(byCode["user_id"]))]))
+            #expect(
+                try JSONValue(parsing: String(decoding: hook.body, as: UTF8.self))
+                    == .object(["type": "user_deleted", "app": "myapp", "user_id": .string(try #require(byCode["user_id"]))]))
         }
     }
 }

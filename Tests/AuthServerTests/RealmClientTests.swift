@@ -78,8 +78,11 @@ struct RealmClientTests {
             #expect(again.status == 200 && again["user_id"] == profile["user_id"])
             let stale = try #require(client.refreshToken)
             try await client.logOut()
-            #expect(client.calls == ["location 200", "login 200", "GET /auth/profile 200", "GET /auth/profile 401", "refresh 201",
-                                     "GET /auth/profile 200", "logout 204"])
+            #expect(
+                client.calls == [
+                    "location 200", "login 200", "GET /auth/profile 200", "GET /auth/profile 401", "refresh 201",
+                    "GET /auth/profile 200", "logout 204",
+                ])
             // Signed out: the old refresh token is 401 too.
             #expect(try await s.call(.POST, LiveServer.base + "/auth/session", bearer: stale).status == 401)
         }

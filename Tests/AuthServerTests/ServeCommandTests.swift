@@ -88,8 +88,10 @@ struct DemoServerScriptTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let r = try await runProcess("/bin/bash", [root.path + "/scripts/demo-server.sh", ServeProcess.binary])
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
-        for expected in ["listening on http://127.0.0.1:", "\"deployment_model\":\"GLOBAL\"", "\"type\":\"normal\"", "\n201\n", "\n204\n",
-                         "\"error_code\":\"InvalidSession\"", "exit status 0"] {
+        for expected in [
+            "listening on http://127.0.0.1:", "\"deployment_model\":\"GLOBAL\"", "\"type\":\"normal\"", "\n201\n", "\n204\n",
+            "\"error_code\":\"InvalidSession\"", "exit status 0",
+        ] {
             #expect(r.stdout.contains(expected), "\(expected)")
         }
     }

@@ -7,7 +7,8 @@ import Testing
 /// and its sessions go on.
 @Suite("Store upgrade", .serialized)
 struct StoreUpgradeTests {
-    @Test("schema 3 rows survive steps 4 to 7 (families renamed sessions); the old refresh token refreshes over HTTP; idle anonymous users are swept", arguments: StoreKind.available)
+    @Test(
+        "schema 3 rows survive steps 4 to 7 (families renamed sessions); the old refresh token refreshes over HTTP; idle anonymous users are swept", arguments: StoreKind.available)
     func upgrade(kind: StoreKind) async throws {
         let token = try RefreshToken.generate()
         try await Harness.withStore(kind, migratingTo: 3) { old in

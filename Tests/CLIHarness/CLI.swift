@@ -41,8 +41,10 @@ public enum CLI {
 
     /// Runs `tokentool args…` in `dir`, with `stdin` as standard input (empty when nil) and
     /// `environment` merged over the test's own (`nil` values remove a variable).
-    public static func tokentool(_ args: [String], stdin: String? = nil, in dir: URL? = nil,
-                                 environment: [String: String?] = [:]) throws -> Result {
+    public static func tokentool(
+        _ args: [String], stdin: String? = nil, in dir: URL? = nil,
+        environment: [String: String?] = [:]
+    ) throws -> Result {
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw NotBuilt(description: "\(binary.path) is missing: build it first (swift build)")
         }
@@ -55,8 +57,10 @@ public enum CLI {
     }
 
     /// Runs any executable; PATH starts with the directory of the built tokentool, TZ is UTC.
-    public static func run(_ executable: String, _ args: [String], stdin: String? = nil, in dir: URL? = nil,
-                           environment: [String: String?] = [:]) throws -> Result {
+    public static func run(
+        _ executable: String, _ args: [String], stdin: String? = nil, in dir: URL? = nil,
+        environment: [String: String?] = [:]
+    ) throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tt-io-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -81,9 +85,10 @@ public enum CLI {
         p.environment = env
         try p.run()
         p.waitUntilExit()
-        return Result(status: p.terminationStatus,
-                      stdout: String(decoding: try readAll(outURL), as: UTF8.self),
-                      stderr: String(decoding: try readAll(errURL), as: UTF8.self))
+        return Result(
+            status: p.terminationStatus,
+            stdout: String(decoding: try readAll(outURL), as: UTF8.self),
+            stderr: String(decoding: try readAll(errURL), as: UTF8.self))
     }
 
     /// Runs `body` (a ``run(_:_:stdin:in:environment:)`` and its wait) on a thread of its own, for async tests.

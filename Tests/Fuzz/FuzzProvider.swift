@@ -44,8 +44,10 @@ import Foundation
 enum ProviderFuzz {
     static let separator = Array("\n--next--\n".utf8)
     static let statuses = [200, 200, 200, 200, 200, 200, 200, 200, 304, 400, 401, 403, 404, 429, 500, -1]
-    static let cacheControls: [String?] = [nil, "max-age=300", "public, max-age=86400, must-revalidate", "no-store", "max-age=0",
-                                           "max-age=-60", "max-age=\"120\"", "max-age=1e309"]
+    static let cacheControls: [String?] = [
+        nil, "max-age=300", "public, max-age=86400, must-revalidate", "no-store", "max-age=0",
+        "max-age=-60", "max-age=\"120\"", "max-age=1e309",
+    ]
     static let etags: [String?] = [nil, "\"v1\"", "W/\"v2\"", "\"\""]
     static let ages: [String?] = [nil, "30", "100000", "-5"]
 
@@ -55,7 +57,8 @@ enum ProviderFuzz {
     static let facebookAppID = "1000000000000001"
     static let facebookSecret = "f00dfacefeedbeef0123456789abcdef"
     /// The Sign in with Apple key: the P-256 key of TestVectors/fuzz/keys/p256.pem as a JWK (fixed, test-only).
-    static let appleKeyJSON = #"{"kty":"EC","crv":"P-256","x":"nGdqK6iWBswhDAxbbrFp7sLFWHWXG_T3TK07xRRcOW4","y":"n7LD8RsK1zD6gKI1tSJmtwwqLPdi_MxXsgeSDQgk_lQ","d":"PqWgqX4pxzXHn2ZndpMlehSz3Qk_kXT7_gVIc2Aecpc"}"#
+    static let appleKeyJSON =
+        #"{"kty":"EC","crv":"P-256","x":"nGdqK6iWBswhDAxbbrFp7sLFWHWXG_T3TK07xRRcOW4","y":"n7LD8RsK1zD6gKI1tSJmtwwqLPdi_MxXsgeSDQgk_lQ","d":"PqWgqX4pxzXHn2ZndpMlehSz3Qk_kXT7_gVIc2Aecpc"}"#
     static let appleKeyD = "PqWgqX4pxzXHn2ZndpMlehSz3Qk_kXT7_gVIc2Aecpc"
 
     static let jwksURL = "https://keys.fuzz.example/oauth2/v3/certs"
@@ -77,15 +80,19 @@ enum ProviderFuzz {
             defaultJWKS = Array(try JWKSet(keys: [rsa.publicKey]).jsonString().utf8)
             appleKey = try JWK(json: appleKeyJSON)
             let now = Fuzz.now
-            let google: ClaimSet = ["iss": "https://accounts.google.com", "azp": .string(googleClientID), "aud": .string(googleClientID),
-                                    "sub": "110000000000000000001", "email": "fuzz@example.com", "email_verified": true,
-                                    "hd": "example.com", "name": "Fuzz", "picture": "https://example.com/p.png", "locale": "en",
-                                    "iat": .int(now - 60), "exp": .int(now + 3600)]
+            let google: ClaimSet = [
+                "iss": "https://accounts.google.com", "azp": .string(googleClientID), "aud": .string(googleClientID),
+                "sub": "110000000000000000001", "email": "fuzz@example.com", "email_verified": true,
+                "hd": "example.com", "name": "Fuzz", "picture": "https://example.com/p.png", "locale": "en",
+                "iat": .int(now - 60), "exp": .int(now + 3600),
+            ]
             // nonce: SHA-256("abc") as hex (FIPS 180-2 B.1), the iOS hashed-nonce form.
-            let apple: ClaimSet = ["iss": "https://appleid.apple.com", "aud": .string(appleClientID), "sub": "001234.fuzz.0042",
-                                   "email": "fuzz@privaterelay.appleid.com", "email_verified": "true", "is_private_email": "true",
-                                   "real_user_status": 2, "nonce": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
-                                   "iat": .int(now - 60), "exp": .int(now + 3600)]
+            let apple: ClaimSet = [
+                "iss": "https://appleid.apple.com", "aud": .string(appleClientID), "sub": "001234.fuzz.0042",
+                "email": "fuzz@privaterelay.appleid.com", "email_verified": "true", "is_private_email": "true",
+                "real_user_status": 2, "nonce": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+                "iat": .int(now - 60), "exp": .int(now + 3600),
+            ]
             let signer = try JWTSigner(key: rsa, algorithm: .rs256, keyID: "rsa")
             idTokens = [0: Array(try signer.sign(google).utf8), 1: Array(try signer.sign(google).utf8), 2: Array(try signer.sign(apple).utf8)]
             ready = true
@@ -295,8 +302,9 @@ struct ProviderTarget: Sendable {
         clock.advance(31)
         if let keys = await attempt("RemoteJWKS.keysAfterUnknownKey", { try await remote.keysAfterUnknownKey() }) { checkKeys(keys) }
         let token = String(decoding: ProviderFuzz.idTokens[0] ?? [], as: UTF8.self)
-        let options = VerifierOptions(issuers: ["https://accounts.google.com"], audiences: [ProviderFuzz.googleClientID],
-                                      requiredClaims: ["sub", "exp", "iat"], algorithms: [.rs256], clock: clock.clock)
+        let options = VerifierOptions(
+            issuers: ["https://accounts.google.com"], audiences: [ProviderFuzz.googleClientID],
+            requiredClaims: ["sub", "exp", "iat"], algorithms: [.rs256], clock: clock.clock)
         _ = await attempt("KeySource.verify", { try await KeySource.remote(remote).verify(token, options: options) })
         let fetches = await remote.fetchCount
         Fuzz.check(fetches <= 5, "RemoteJWKS fetched \(fetches) times for 4 calls")
@@ -309,8 +317,9 @@ struct ProviderTarget: Sendable {
     }
 
     func google() async {
-        var config = GoogleProvider.Configuration(clientIDs: [ProviderFuzz.googleClientID],
-                                                  hostedDomain: options & 1 != 0 ? "example.com" : nil, clientSecret: ProviderFuzz.googleSecret)
+        var config = GoogleProvider.Configuration(
+            clientIDs: [ProviderFuzz.googleClientID],
+            hostedDomain: options & 1 != 0 ? "example.com" : nil, clientSecret: ProviderFuzz.googleSecret)
         config.jwksURL = ProviderFuzz.jwksURL
         config.tokenURL = ProviderFuzz.googleTokenURL
         config.clock = clock.clock

@@ -19,8 +19,9 @@ struct TokenTarget {
             var secret = try JWK(hmacSecret: FuzzKeys.secret)
             secret.keyID = "hs"
             let clock = TokenClock.fixed(unixSeconds: Fuzz.now)
-            let strict = VerifierOptions(issuers: ["https://issuer.example"], audiences: ["app"], requiredClaims: ["sub"],
-                                         type: "JWT", leeway: 30, clock: clock)
+            let strict = VerifierOptions(
+                issuers: ["https://issuer.example"], audiences: ["app"], requiredClaims: ["sub"],
+                type: "JWT", leeway: 30, clock: clock)
             let loose = VerifierOptions(clock: clock)
             let asymmetric = try JWKSet(keys: keys)
             let secrets = try JWKSet(keys: [secret])

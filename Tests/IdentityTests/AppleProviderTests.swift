@@ -8,10 +8,13 @@ import Testing
     // FIPS 180-2 Appendix B.1: SHA-256("abc").
     static let abcSHA256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 
-    func provider(_ standIn: ProviderStandIn, _ transport: any HTTPTransport, withKey: Bool = true,
-                  lifetime: TimeInterval = 3600) throws -> AppleProvider {
-        let key = AppleProvider.ClientSecretKey(teamID: standIn.settings.appleTeamID, keyID: standIn.settings.appleKeyID,
-                                                privateKey: standIn.appleClientSecretKey, lifetime: lifetime)
+    func provider(
+        _ standIn: ProviderStandIn, _ transport: any HTTPTransport, withKey: Bool = true,
+        lifetime: TimeInterval = 3600
+    ) throws -> AppleProvider {
+        let key = AppleProvider.ClientSecretKey(
+            teamID: standIn.settings.appleTeamID, keyID: standIn.settings.appleKeyID,
+            privateKey: standIn.appleClientSecretKey, lifetime: lifetime)
         var config = AppleProvider.Configuration(clientIDs: [standIn.settings.appleClientID], clientSecretKey: withKey ? key : nil)
         config.jwksURL = standIn.appleJWKSURL
         config.tokenURL = standIn.appleTokenURL
@@ -41,7 +44,9 @@ import Testing
             // Exact match (Sign in with Apple JS passes the nonce through unchanged).
             _ = try await apple.verify(idToken: try standIn.idToken("apple", ["nonce": "abc"]), nonce: "abc")
             #expect(await errorCode { _ = try await apple.verify(idToken: try standIn.idToken("apple", ["nonce": "abd"]), nonce: "abc") } == "invalid_nonce")
-            #expect(await errorCode { _ = try await apple.verify(idToken: try standIn.idToken("apple", ["nonce": .string(Self.abcSHA256)]), nonce: Self.abcSHA256 + "0") } == "invalid_nonce")
+            #expect(
+                await errorCode { _ = try await apple.verify(idToken: try standIn.idToken("apple", ["nonce": .string(Self.abcSHA256)]), nonce: Self.abcSHA256 + "0") }
+                    == "invalid_nonce")
             #expect(await errorCode { _ = try await apple.verify(idToken: try standIn.idToken("apple"), nonce: "abc") } == "invalid_nonce")
         }
     }
@@ -71,8 +76,10 @@ import Testing
             let secret = try provider(standIn, transport).clientSecret(clientID: standIn.settings.appleClientID)
             var key = standIn.appleClientSecretKey.publicKey
             key.keyID = "STANDINKY1"
-            let token = try JWTVerifier(key: key,
-                                        options: VerifierOptions(algorithms: [.es256])).verify(secret)
+            let token = try JWTVerifier(
+                key: key,
+                options: VerifierOptions(algorithms: [.es256])
+            ).verify(secret)
             #expect(token.header.algorithm == .es256)
             #expect(token.header.keyID == "STANDINKY1")
             #expect(token.claims.issuer == "STANDINTM1")
@@ -113,9 +120,11 @@ import Testing
     @Test func clientAuthenticationFailures() async throws {
         try await withStandIn { standIn, transport in
             // A client secret signed by a key Apple does not know.
-            var config = AppleProvider.Configuration(clientIDs: [standIn.settings.appleClientID],
-                                                     clientSecretKey: .init(teamID: standIn.settings.appleTeamID, keyID: standIn.settings.appleKeyID,
-                                                                            privateKey: try JWK.generate(curve: .p256)))
+            var config = AppleProvider.Configuration(
+                clientIDs: [standIn.settings.appleClientID],
+                clientSecretKey: .init(
+                    teamID: standIn.settings.appleTeamID, keyID: standIn.settings.appleKeyID,
+                    privateKey: try JWK.generate(curve: .p256)))
             config.tokenURL = standIn.appleTokenURL
             config.revokeURL = standIn.appleRevokeURL
             config.jwksURL = standIn.appleJWKSURL
@@ -130,8 +139,9 @@ import Testing
     }
 
     @Test func rsaKeyIsNotASignInWithAppleKey() throws {
-        var config = AppleProvider.Configuration(clientIDs: ["com.example"],
-                                                 clientSecretKey: .init(teamID: "T", keyID: "K", privateKey: try JWK.generateRSA(bits: 2048)))
+        var config = AppleProvider.Configuration(
+            clientIDs: ["com.example"],
+            clientSecretKey: .init(teamID: "T", keyID: "K", privateKey: try JWK.generateRSA(bits: 2048)))
         config.jwksURL = "https://appleid.apple.com/auth/keys"
         #expect(throws: TokenError(.invalidConfiguration, "")) { try AppleProvider(configuration: config, transport: AsyncHTTPClientTransportStub()) }
     }

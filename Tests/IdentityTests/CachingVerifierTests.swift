@@ -25,14 +25,15 @@ import Testing
         settings.jwksMaxAge = 60
         try await withStandIn(settings) { standIn, transport in
             let clock = ManualClock()
-            let jwks = try RemoteJWKS(url: standIn.googleJWKSURL, transport: transport, clock: clock.clock,
-                                      policy: RemoteJWKS.Policy(minimumCacheAge: 60))
+            let jwks = try RemoteJWKS(
+                url: standIn.googleJWKSURL, transport: transport, clock: clock.clock,
+                policy: RemoteJWKS.Policy(minimumCacheAge: 60))
             let verifier = CachingVerifier(source: .remote(jwks), options: VerifierOptions(audiences: [standIn.settings.googleClientID]))
             let old = try standIn.idToken("google")
             _ = try await verifier.verify(old)
             let before = verifier.cache
-            try standIn.rotateKeys()     // the JWKS now publishes only the new key
-            clock.advance(61)            // the cached JWKS is stale: the next verification refetches
+            try standIn.rotateKeys()  // the JWKS now publishes only the new key
+            clock.advance(61)  // the cached JWKS is stale: the next verification refetches
             let fresh = try standIn.idToken("google")
             _ = try await verifier.verify(fresh)
             #expect(verifier.cache !== before)

@@ -6,8 +6,10 @@ import Testing
 
 /// The custom-function login against a stand-in function on 127.0.0.1 (docs/identity.md, `custom-function`).
 @Suite struct CustomFunctionProviderTests {
-    static func withFunction(timeout: TimeInterval = 10,
-                             _ body: (CustomFunctionProvider, FunctionStandIn, AsyncHTTPClientTransport) async throws -> Void) async throws {
+    static func withFunction(
+        timeout: TimeInterval = 10,
+        _ body: (CustomFunctionProvider, FunctionStandIn, AsyncHTTPClientTransport) async throws -> Void
+    ) async throws {
         let function = try await FunctionStandIn.start()
         let transport = AsyncHTTPClientTransport()
         do {
@@ -26,15 +28,18 @@ import Testing
     @Test func signatureMatchesTheDefinition() throws {
         // HMAC-SHA256 (RFC 2104/FIPS 198-1) of "<t>.<body>"; the value computed independently with
         // `printf '1700000000.{"a":1}' | openssl dgst -sha256 -hmac 0123456789abcdef0123456789abcdef`.
-        let header = try CustomFunctionProvider.signature(secret: Array("0123456789abcdef0123456789abcdef".utf8),
-                                                          body: Array(#"{"a":1}"#.utf8), time: 1_700_000_000)
+        let header = try CustomFunctionProvider.signature(
+            secret: Array("0123456789abcdef0123456789abcdef".utf8),
+            body: Array(#"{"a":1}"#.utf8), time: 1_700_000_000)
         #expect(header == "t=1700000000,v1=f05f2539e3ae1c49aec5f8cfdad75ef6b06480b133973ffbb7ec9e18827af177")
     }
 
     @Test func acceptedAnswerBecomesTheIdentity() async throws {
         try await Self.withFunction { provider, function, _ in
-            let identity = try await provider.verify(payload: ["user": "ada", "name": "Ada Lovelace", "email": "ada@example.com",
-                                                              "provider": "custom-function", "options": .object(["device": .object(["deviceId": "d1"])])])
+            let identity = try await provider.verify(payload: [
+                "user": "ada", "name": "Ada Lovelace", "email": "ada@example.com",
+                "provider": "custom-function", "options": .object(["device": .object(["deviceId": "d1"])]),
+            ])
             #expect(identity.provider == "custom-function")
             #expect(identity.subject == "ada")
             #expect(identity.name == "Ada Lovelace")
@@ -76,8 +81,9 @@ import Testing
 
     @Test func wrongSecretIsRefusedByTheFunction() async throws {
         try await Self.withFunction { _, function, transport in
-            let wrong = try CustomFunctionProvider(configuration: .init(url: function.url, secret: Array(repeating: 7, count: 32)),
-                                                   transport: transport)
+            let wrong = try CustomFunctionProvider(
+                configuration: .init(url: function.url, secret: Array(repeating: 7, count: 32)),
+                transport: transport)
             #expect(await errorCode { _ = try await wrong.verify(payload: ["user": "ada"]) } == "function_refused")
         }
     }
@@ -85,8 +91,9 @@ import Testing
     @Test func unreachableAndConfiguration() async throws {
         try await Self.withFunction { _, _, transport in
             // Port 9 (discard) on loopback: nothing listens there in the test environment.
-            let down = try CustomFunctionProvider(configuration: .init(url: "http://127.0.0.1:9/auth", secret: Array(repeating: 1, count: 32)),
-                                                  transport: transport)
+            let down = try CustomFunctionProvider(
+                configuration: .init(url: "http://127.0.0.1:9/auth", secret: Array(repeating: 1, count: 32)),
+                transport: transport)
             #expect(await errorCode { _ = try await down.verify(payload: ["user": "ada"]) } == "function_failed")
             let plainHTTP = CustomFunctionProvider.Configuration(url: "http://example.com/f", secret: Array(repeating: 1, count: 32))
             #expect(await errorCode { _ = try CustomFunctionProvider(configuration: plainHTTP, transport: transport) } == "invalid_configuration")

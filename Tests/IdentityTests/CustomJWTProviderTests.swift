@@ -17,9 +17,12 @@ import Testing
             c.mapping[.emailVerified] = try ClaimPath("user_data.verified")
             let provider = try CustomJWTProvider(configuration: c, keys: .remote(try RemoteJWKS(url: standIn.customJWKSURL, transport: transport)))
             let identity = try await provider.verify(token: try standIn.idToken("custom"))
-            #expect(identity == Identity(provider: "acme", subject: "user-42", issuer: standIn.settings.customIssuer,
-                                         email: "standin@example.com", emailVerified: true,
-                                         name: "Stand In", rawClaims: identity.rawClaims))
+            #expect(
+                identity
+                    == Identity(
+                        provider: "acme", subject: "user-42", issuer: standIn.settings.customIssuer,
+                        email: "standin@example.com", emailVerified: true,
+                        name: "Stand In", rawClaims: identity.rawClaims))
             #expect(identity.rawClaims["user_data"]?.objectValue?["name"] == .string("Stand In"))
         }
     }
@@ -45,13 +48,15 @@ import Testing
         let secret = try JWK(hmacSecret: Array("a-32-byte-secret-for-hs256-tests".utf8))
         let now = Int64(Date().timeIntervalSince1970)
         let token = try JWTSigner(key: secret, algorithm: .hs256).sign(["iss": "https://i", "aud": "a", "sub": "u1", "exp": .int(now + 60), "iat": .int(now)])
-        let ok = try CustomJWTProvider(configuration: .init(issuers: ["https://i"], audiences: ["a"], algorithms: [.hs256]),
-                                       keys: .keys(try JWKSet(keys: [secret])))
+        let ok = try CustomJWTProvider(
+            configuration: .init(issuers: ["https://i"], audiences: ["a"], algorithms: [.hs256]),
+            keys: .keys(try JWKSet(keys: [secret])))
         #expect(try await ok.verify(token: token).subject == "u1")
         #expect(try await ok.verify(token: token).provider == "jwt")
         #expect(try await ok.verify(token: token).issuer == "https://i")
-        let narrowed = try CustomJWTProvider(configuration: .init(issuers: ["https://i"], audiences: ["a"], algorithms: [.hs512]),
-                                             keys: .keys(try JWKSet(keys: [secret])))
+        let narrowed = try CustomJWTProvider(
+            configuration: .init(issuers: ["https://i"], audiences: ["a"], algorithms: [.hs512]),
+            keys: .keys(try JWKSet(keys: [secret])))
         #expect(await errorCode { _ = try await narrowed.verify(token: token) } == "algorithm_not_allowed")
     }
 

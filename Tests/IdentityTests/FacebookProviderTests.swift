@@ -5,8 +5,10 @@ import ProviderStandIn
 import Testing
 
 @Suite struct FacebookProviderTests {
-    func provider(_ standIn: ProviderStandIn, _ transport: any HTTPTransport, secret: String? = nil,
-                  clock: TokenClock = .system, timeout: TimeInterval = 5) throws -> FacebookProvider {
+    func provider(
+        _ standIn: ProviderStandIn, _ transport: any HTTPTransport, secret: String? = nil,
+        clock: TokenClock = .system, timeout: TimeInterval = 5
+    ) throws -> FacebookProvider {
         var config = FacebookProvider.Configuration(appID: standIn.settings.facebookAppID, appSecret: secret ?? standIn.settings.facebookAppSecret)
         config.graphURL = standIn.graphURL
         config.limitedLoginJWKSURL = standIn.facebookJWKSURL
@@ -39,8 +41,10 @@ import Testing
             let now = Int64(Date().timeIntervalSince1970)
             standIn.registerFacebookUser(.init(accessToken: "expired-token", userID: "7", appID: standIn.settings.facebookAppID, expiresAt: now - 5))
             standIn.registerFacebookUser(.init(accessToken: "revoked-token", userID: "8", appID: standIn.settings.facebookAppID, isValid: false))
-            standIn.registerFacebookUser(.init(accessToken: "http-picture", userID: "9", appID: standIn.settings.facebookAppID,
-                                               pictureURL: "http://insecure.example.com/p.png"))
+            standIn.registerFacebookUser(
+                .init(
+                    accessToken: "http-picture", userID: "9", appID: standIn.settings.facebookAppID,
+                    pictureURL: "http://insecure.example.com/p.png"))
             let facebook = try provider(standIn, transport)
             #expect(await errorCode { _ = try await facebook.verify(accessToken: "standin-foreign-app-token") } == "foreign_app")
             #expect(await errorCode { _ = try await facebook.verify(accessToken: "garbage-token") } == "invalid_token")

@@ -5,10 +5,13 @@ import ProviderStandIn
 import Testing
 
 @Suite struct GoogleProviderTests {
-    func provider(_ standIn: ProviderStandIn, _ transport: any HTTPTransport, hostedDomain: String? = nil,
-                  secret: String? = nil, timeout: TimeInterval = 5) throws -> GoogleProvider {
-        var config = GoogleProvider.Configuration(clientIDs: [standIn.settings.googleClientID, "other-client.apps.googleusercontent.com"],
-                                                  hostedDomain: hostedDomain, clientSecret: secret)
+    func provider(
+        _ standIn: ProviderStandIn, _ transport: any HTTPTransport, hostedDomain: String? = nil,
+        secret: String? = nil, timeout: TimeInterval = 5
+    ) throws -> GoogleProvider {
+        var config = GoogleProvider.Configuration(
+            clientIDs: [standIn.settings.googleClientID, "other-client.apps.googleusercontent.com"],
+            hostedDomain: hostedDomain, clientSecret: secret)
         config.jwksURL = standIn.googleJWKSURL
         config.tokenURL = standIn.googleTokenURL
         config.timeout = timeout
@@ -85,7 +88,9 @@ import Testing
             let ours = standIn.settings.googleClientID
             let both: JSONValue = [.string(ours), "someone-else.apps.googleusercontent.com"]
             #expect(try await google.verify(idToken: try standIn.idToken("google", ["aud": both])).subject == "110000000000000000001")
-            #expect(await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google", ["aud": both, "azp": "someone-else.apps.googleusercontent.com"])) } == "invalid_audience")
+            #expect(
+                await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google", ["aud": both, "azp": "someone-else.apps.googleusercontent.com"])) }
+                    == "invalid_audience")
             #expect(await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google", ["aud": both, "azp": .null])) } == "invalid_audience")
             // One audience: azp is the authorized party (an Android client, say) and is not checked.
             _ = try await google.verify(idToken: try standIn.idToken("google", ["azp": "android-client.apps.googleusercontent.com"]))
@@ -109,10 +114,15 @@ import Testing
             #expect(result.identity.subject == "1234567890")
             #expect(result.accessToken == "ya29.standin-access")
             let form = standIn.requests.last { $0.path == "/token" }!.form
-            #expect(form == ["code": "4/code-1", "client_id": standIn.settings.googleClientID, "client_secret": standIn.settings.googleClientSecret,
-                             "grant_type": "authorization_code", "redirect_uri": "https://app.example/cb"])
+            #expect(
+                form == [
+                    "code": "4/code-1", "client_id": standIn.settings.googleClientID, "client_secret": standIn.settings.googleClientSecret,
+                    "grant_type": "authorization_code", "redirect_uri": "https://app.example/cb",
+                ])
             // Codes are single use.
-            #expect(await errorCode { _ = try await google.exchange(code: "4/code-1", clientID: standIn.settings.googleClientID, redirectURI: "https://app.example/cb") } == "invalid_grant")
+            #expect(
+                await errorCode { _ = try await google.exchange(code: "4/code-1", clientID: standIn.settings.googleClientID, redirectURI: "https://app.example/cb") }
+                    == "invalid_grant")
         }
     }
 

@@ -51,9 +51,11 @@ import Testing
     static func idToken(_ endpoint: Endpoint) throws -> String {
         let (signing, _) = try keys.get()
         let apple = endpoint == .appleToken
-        let claims: ClaimSet = ["iss": apple ? "https://appleid.apple.com" : "https://accounts.google.com",
-                                "aud": .string(apple ? appleClientID : googleClientID), "sub": "hostile-subject",
-                                "email": "h@example.com", "email_verified": true, "iat": .int(now - 60), "exp": .int(now + 3600)]
+        let claims: ClaimSet = [
+            "iss": apple ? "https://appleid.apple.com" : "https://accounts.google.com",
+            "aud": .string(apple ? appleClientID : googleClientID), "sub": "hostile-subject",
+            "email": "h@example.com", "email_verified": true, "iat": .int(now - 60), "exp": .int(now + 3600),
+        ]
         return try JWTSigner(key: signing, algorithm: .rs256, keyID: "k1").sign(claims)
     }
 
@@ -105,8 +107,9 @@ import Testing
                 c.clock = clock
                 _ = try await GoogleProvider(configuration: c, keys: fixedKeys, transport: transport).exchange(code: "4/code")
             case .appleToken:
-                var c = AppleProvider.Configuration(clientIDs: [appleClientID],
-                                                    clientSecretKey: .init(teamID: "TEAM000001", keyID: "KEY0000001", privateKey: appleKey))
+                var c = AppleProvider.Configuration(
+                    clientIDs: [appleClientID],
+                    clientSecretKey: .init(teamID: "TEAM000001", keyID: "KEY0000001", privateKey: appleKey))
                 c.tokenURL = "https://appleid.hostile.example/auth/token"
                 c.revokeURL = "https://appleid.hostile.example/auth/revoke"
                 c.clock = clock
@@ -210,10 +213,10 @@ import Testing
     func tokenResponseMembersOfTheWrongTypeAreProviderUnavailable(endpoint: Endpoint) async throws {
         let token = try Self.idToken(endpoint)
         let cases = [
-            #"{"id_token":"\#(token)","expires_in":"3599"}"#,       // expires_in as a string
+            #"{"id_token":"\#(token)","expires_in":"3599"}"#,  // expires_in as a string
             #"{"id_token":"\#(token)","expires_in":-1}"#,
             #"{"id_token":"\#(token)","expires_in":3599.5}"#,
-            #"{"id_token":42}"#,                                    // id_token as a number
+            #"{"id_token":42}"#,  // id_token as a number
             #"{"id_token":["\#(token)"]}"#,
             #"{"id_token":"\#(token)","access_token":1}"#,
             #"{"id_token":"\#(token)","refresh_token":{"t":"r"}}"#,
@@ -231,14 +234,14 @@ import Testing
     func aMissingIDTokenIsProviderUnavailable(endpoint: Endpoint) async throws {
         #expect(try await Self.code(endpoint, #"{"access_token":"at","expires_in":3599,"token_type":"Bearer"}"#) == "provider_unavailable")
         #expect(try await Self.code(endpoint, #"{"id_token":null}"#) == "provider_unavailable")
-        #expect(try await Self.code(endpoint, #"{"id_token":""}"#) == "malformed")   // present but empty: the verifier's code
+        #expect(try await Self.code(endpoint, #"{"id_token":""}"#) == "malformed")  // present but empty: the verifier's code
     }
 
     @Test func graphMembersOfTheWrongType() async throws {
         let user = #""user_id":"10000000000000042""#
         let app = #""app_id":"\#(Self.facebookAppID)""#
         let cases: [(Endpoint, String, String)] = [
-            (.graphDebugToken, #"{"data":{\#(app),"is_valid":"true",\#(user)}}"#, "invalid_token"),          // not the boolean true
+            (.graphDebugToken, #"{"data":{\#(app),"is_valid":"true",\#(user)}}"#, "invalid_token"),  // not the boolean true
             (.graphDebugToken, #"{"data":{\#(app),"is_valid":true,"expires_at":"never",\#(user)}}"#, "provider_unavailable"),  // fail closed
             (.graphDebugToken, #"{"data":{\#(app),"is_valid":true,"user_id":{}}}"#, "invalid_token"),
             (.graphDebugToken, #"{"data":{"app_id":true,"is_valid":true,\#(user)}}"#, "foreign_app"),
@@ -306,7 +309,7 @@ import Testing
                 let jwks = try RemoteJWKS(url: standIn.googleJWKSURL, transport: transport, policy: policy)
                 let started = ContinuousClock.now
                 #expect(await errorCode { _ = try await jwks.keys() } == "provider_unavailable")
-                #expect(ContinuousClock.now - started < .seconds(120))   // a hang guard only (well under a second alone)
+                #expect(ContinuousClock.now - started < .seconds(120))  // a hang guard only (well under a second alone)
             }
         }
         // And from a transport that ignores the byte limit: RemoteJWKS checks it itself.
@@ -354,7 +357,7 @@ import Testing
             let e = try #require(try await Self.run(.googleToken, transport))
             #expect(e.code.rawValue == code)
             #expect(!Self.shows(e.description, secret), "\(e)")
-            #expect(String(decoding: transport.requests[0].body ?? [], as: UTF8.self).contains(secret))   // it was sent, and echoed
+            #expect(String(decoding: transport.requests[0].body ?? [], as: UTF8.self).contains(secret))  // it was sent, and echoed
         }
     }
 

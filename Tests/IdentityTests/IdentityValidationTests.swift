@@ -8,10 +8,15 @@ import Testing
     }
 
     @Test func fullIdentity() throws {
-        let id = try build([.subject: "s1", .email: "a@example.com", .emailVerified: true, .name: "A B", .givenName: "A",
-                            .familyName: "B", .picture: "https://example.com/p.png", .locale: "en-GB"])
-        #expect(id == Identity(provider: "test", subject: "s1", email: "a@example.com", emailVerified: true, name: "A B",
-                               givenName: "A", familyName: "B", picture: "https://example.com/p.png", locale: "en-GB"))
+        let id = try build([
+            .subject: "s1", .email: "a@example.com", .emailVerified: true, .name: "A B", .givenName: "A",
+            .familyName: "B", .picture: "https://example.com/p.png", .locale: "en-GB",
+        ])
+        #expect(
+            id
+                == Identity(
+                    provider: "test", subject: "s1", email: "a@example.com", emailVerified: true, name: "A B",
+                    givenName: "A", familyName: "B", picture: "https://example.com/p.png", locale: "en-GB"))
     }
 
     // Apple sends email_verified as the strings "true"/"false" or as booleans.
@@ -29,8 +34,10 @@ import Testing
         #expect(try build([.subject: "s", .emailVerified: true]).emailVerified == false)
     }
 
-    @Test(arguments: ["no-at-sign", "a@b", "@example.com", "a@@example.com", "a b@example.com", "a@example..com", "a@-x.com",
-                      String(repeating: "x", count: 65) + "@example.com"])
+    @Test(arguments: [
+        "no-at-sign", "a@b", "@example.com", "a@@example.com", "a b@example.com", "a@example..com", "a@-x.com",
+        String(repeating: "x", count: 65) + "@example.com",
+    ])
     func badEmails(email: String) {
         #expect(throws: TokenError(.invalidClaim, "", claim: "email")) { try build([.subject: "s", .email: .string(email)]) }
     }
@@ -58,9 +65,11 @@ import Testing
         #expect(try build([.subject: 12345]).subject == "12345")
     }
 
-    @Test(arguments: [("https://accounts.google.com/x", true), ("http://127.0.0.1:8080/x", true), ("http://localhost/x", true),
-                      ("http://[::1]:9/x", true), ("http://example.com/x", false), ("http://127.0.0.1.evil.com/x", false),
-                      ("ftp://example.com", false), ("https://u:p@example.com/", false), ("/relative", false)])
+    @Test(arguments: [
+        ("https://accounts.google.com/x", true), ("http://127.0.0.1:8080/x", true), ("http://localhost/x", true),
+        ("http://[::1]:9/x", true), ("http://example.com/x", false), ("http://127.0.0.1.evil.com/x", false),
+        ("ftp://example.com", false), ("https://u:p@example.com/", false), ("/relative", false),
+    ])
     func providerURLs(url: String, ok: Bool) {
         #expect(((try? ProviderURL.validate(url, what: "url")) != nil) == ok)
     }

@@ -7,7 +7,8 @@ import Testing
 
 /// Runs the built `tokentool` binary against the stand-in and checks stdout, stderr and exit codes.
 @Suite struct IdpCommandTests {
-    struct Run { var status: Int32; var stdout: String; var stderr: String
+    struct Run {
+        var status: Int32; var stdout: String; var stderr: String
         var json: JSONObject? { (try? JSONValue(parsing: stdout))?.objectValue }
         var errorCode: String? { json?["error"]?.objectValue?["code"]?.stringValue }
         var identity: JSONObject? { json?["identity"]?.objectValue }
@@ -48,12 +49,16 @@ import Testing
             #expect(human.stdout.isEmpty)
 
             let secretFile = try tempFile(s.googleClientSecret + "\n")
-            let code = try await run(["idp", "google", "--code", "standin-google-code", "--client-id", s.googleClientID, "--client-secret-file", secretFile,
-                                      "--token-url", standIn.googleTokenURL, "--jwks", standIn.googleJWKSURL, "--json"])
+            let code = try await run([
+                "idp", "google", "--code", "standin-google-code", "--client-id", s.googleClientID, "--client-secret-file", secretFile,
+                "--token-url", standIn.googleTokenURL, "--jwks", standIn.googleJWKSURL, "--json",
+            ])
             #expect(code.status == 0, "\(code.stdout) \(code.stderr)")
             #expect(code.identity?["subject"] == "110000000000000000001")
-            let bad = try await run(["idp", "google", "--code", "nope", "--client-id", s.googleClientID, "--client-secret-file", secretFile,
-                                     "--token-url", standIn.googleTokenURL, "--jwks", standIn.googleJWKSURL, "--json"])
+            let bad = try await run([
+                "idp", "google", "--code", "nope", "--client-id", s.googleClientID, "--client-secret-file", secretFile,
+                "--token-url", standIn.googleTokenURL, "--jwks", standIn.googleJWKSURL, "--json",
+            ])
             #expect(bad.status == 1)
             #expect(bad.errorCode == "invalid_grant")
 
@@ -95,8 +100,10 @@ import Testing
             #expect(badNonce.errorCode == "invalid_nonce")
 
             let keyFile = try tempFile(try standIn.appleClientSecretKey.pem(includePrivate: true))
-            let common = ["--client-id", s.appleClientID, "--team-id", s.appleTeamID, "--key-id", s.appleKeyID, "--private-key-file", keyFile,
-                          "--token-url", standIn.appleTokenURL, "--revoke-url", standIn.appleRevokeURL, "--jwks", standIn.appleJWKSURL, "--json"]
+            let common = [
+                "--client-id", s.appleClientID, "--team-id", s.appleTeamID, "--key-id", s.appleKeyID, "--private-key-file", keyFile,
+                "--token-url", standIn.appleTokenURL, "--revoke-url", standIn.appleRevokeURL, "--jwks", standIn.appleJWKSURL, "--json",
+            ]
             let code = try await run(["idp", "apple", "--code", "standin-apple-code"] + common)
             #expect(code.status == 0, "\(code.stdout) \(code.stderr)")
             #expect(code.json?["tokens"]?.objectValue?["refresh_token"] == "r.standin-apple-refresh")
@@ -122,8 +129,10 @@ import Testing
             #expect(foreign.errorCode == "foreign_app")
             let limited = try await run(args + ["--limited-login", "--jwks", standIn.facebookJWKSURL, try standIn.idToken("facebook")])
             #expect(limited.status == 0, "\(limited.stdout) \(limited.stderr)")
-            let wrongSecret = try await run(["idp", "facebook", "--app-id", s.facebookAppID, "--app-secret-file", try tempFile("nope"),
-                                             "--graph-url", standIn.graphURL, "--json", "standin-facebook-user-token"])
+            let wrongSecret = try await run([
+                "idp", "facebook", "--app-id", s.facebookAppID, "--app-secret-file", try tempFile("nope"),
+                "--graph-url", standIn.graphURL, "--json", "standin-facebook-user-token",
+            ])
             #expect(wrongSecret.status == 2)
             #expect(wrongSecret.errorCode == "invalid_client")
         }
@@ -133,22 +142,30 @@ import Testing
     func customJWT() async throws {
         try await withStandIn { standIn, _ in
             let s = standIn.settings
-            let ok = try await run(["idp", "jwt", "--jwks", standIn.customJWKSURL, "--iss", s.customIssuer, "--aud", s.customAudience,
-                                    "--map", "name=user_data.name", "--map", "email=user_data.email", "--require", "email", "--json",
-                                    try standIn.idToken("custom")])
+            let ok = try await run([
+                "idp", "jwt", "--jwks", standIn.customJWKSURL, "--iss", s.customIssuer, "--aud", s.customAudience,
+                "--map", "name=user_data.name", "--map", "email=user_data.email", "--require", "email", "--json",
+                try standIn.idToken("custom"),
+            ])
             #expect(ok.status == 0, "\(ok.stdout) \(ok.stderr)")
             #expect(ok.identity?["name"] == "Stand In")
             #expect(ok.identity?["email"] == "standin@example.com")
-            let missing = try await run(["idp", "jwt", "--jwks", standIn.customJWKSURL, "--iss", s.customIssuer, "--aud", s.customAudience,
-                                         "--require", "email", "--json", try standIn.idToken("custom")])
+            let missing = try await run([
+                "idp", "jwt", "--jwks", standIn.customJWKSURL, "--iss", s.customIssuer, "--aud", s.customAudience,
+                "--require", "email", "--json", try standIn.idToken("custom"),
+            ])
             #expect(missing.status == 1)
             #expect(missing.errorCode == "missing_claim")
             let jwksFile = try tempFile(standIn.jwksJSON)
-            let fromFile = try await run(["idp", "jwt", "--jwks", jwksFile, "--iss", s.customIssuer, "--aud", s.customAudience, "--json",
-                                          try standIn.idToken("custom")])
+            let fromFile = try await run([
+                "idp", "jwt", "--jwks", jwksFile, "--iss", s.customIssuer, "--aud", s.customAudience, "--json",
+                try standIn.idToken("custom"),
+            ])
             #expect(fromFile.status == 0)
-            let badMap = try await run(["idp", "jwt", "--jwks", jwksFile, "--iss", s.customIssuer, "--aud", s.customAudience,
-                                        "--map", "nickname=x", "--json", try standIn.idToken("custom")])
+            let badMap = try await run([
+                "idp", "jwt", "--jwks", jwksFile, "--iss", s.customIssuer, "--aud", s.customAudience,
+                "--map", "nickname=x", "--json", try standIn.idToken("custom"),
+            ])
             #expect(badMap.status == 2)
             #expect(badMap.errorCode == "invalid_input")
         }
@@ -163,8 +180,10 @@ import Testing
             let s = standIn.settings
             let secretFile = try tempFile(s.googleClientSecret + "\n")
             let codeFile = try tempFile("standin-google-code\n")
-            let base = ["idp", "google", "--client-id", s.googleClientID, "--client-secret-file", secretFile,
-                        "--token-url", standIn.googleTokenURL, "--jwks", standIn.googleJWKSURL, "--json"]
+            let base = [
+                "idp", "google", "--client-id", s.googleClientID, "--client-secret-file", secretFile,
+                "--token-url", standIn.googleTokenURL, "--jwks", standIn.googleJWKSURL, "--json",
+            ]
             let fromStdin = try await run(base + ["--code", "-"], stdin: "standin-google-code\n")
             #expect(fromStdin.status == 0, "\(fromStdin.stdout) \(fromStdin.stderr)")
             let fromFile = try await run(base + ["--code", "@" + codeFile])

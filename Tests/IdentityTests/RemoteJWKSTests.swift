@@ -50,8 +50,9 @@ import Testing
         settings.jwksMaxAge = 10 * 86400
         try await withStandIn(settings) { standIn, transport in
             let clock = ManualClock()
-            let jwks = try RemoteJWKS(url: standIn.googleJWKSURL, transport: transport, clock: clock.clock,
-                                      policy: RemoteJWKS.Policy(maximumCacheAge: 3600))
+            let jwks = try RemoteJWKS(
+                url: standIn.googleJWKSURL, transport: transport, clock: clock.clock,
+                policy: RemoteJWKS.Policy(maximumCacheAge: 3600))
             _ = try await jwks.keys()
             clock.advance(3601)
             _ = try await jwks.keys()
@@ -119,8 +120,9 @@ import Testing
         settings.jwksMaxAge = 600
         try await withStandIn(settings) { standIn, transport in
             let clock = ManualClock()
-            let jwks = try RemoteJWKS(url: standIn.googleJWKSURL, transport: transport, clock: clock.clock,
-                                      policy: RemoteJWKS.Policy(staleIfError: 1800))
+            let jwks = try RemoteJWKS(
+                url: standIn.googleJWKSURL, transport: transport, clock: clock.clock,
+                policy: RemoteJWKS.Policy(staleIfError: 1800))
             let good = try await jwks.keys()
             standIn.setBehavior(.fail(status: 500), for: path)
             clock.advance(601)
@@ -152,7 +154,7 @@ import Testing
             let jwks = try RemoteJWKS(url: standIn.googleJWKSURL, transport: transport, policy: RemoteJWKS.Policy(timeout: 0.5))
             let started = Date()
             #expect(await errorCode { _ = try await jwks.keys() } == "provider_unavailable")
-            #expect(Date().timeIntervalSince(started) < 30)   // the 0.5 s timeout fired (the stand-in stalls forever); room for a loaded machine
+            #expect(Date().timeIntervalSince(started) < 30)  // the 0.5 s timeout fired (the stand-in stalls forever); room for a loaded machine
         }
     }
 

@@ -14,8 +14,10 @@ final class ManualClock: @unchecked Sendable {
 }
 
 /// Starts a stand-in provider and a real AsyncHTTPClient transport, runs `body`, and shuts both down.
-func withStandIn<T>(_ settings: ProviderStandIn.Settings = ProviderStandIn.Settings(),
-                    _ body: (ProviderStandIn, AsyncHTTPClientTransport) async throws -> T) async throws -> T {
+func withStandIn<T>(
+    _ settings: ProviderStandIn.Settings = ProviderStandIn.Settings(),
+    _ body: (ProviderStandIn, AsyncHTTPClientTransport) async throws -> T
+) async throws -> T {
     let standIn = try await ProviderStandIn.start(settings: settings)
     let transport = AsyncHTTPClientTransport()
     do {

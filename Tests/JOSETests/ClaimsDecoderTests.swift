@@ -34,10 +34,10 @@ import Testing
 
     @Test func decodesEverything() throws {
         let payload = #"""
-        {"sub":"42","exp":1800000060,"iat":1799999999.5,"admin":true,"scopes":["read","write"],"big":9007199254740993,
-         "ratio":0.25,"small":255,"address":{"city":"Zürich","zip":null},"tags":{"a":1,"b":2},"site":"https://x.example/p",
-         "nothing":null,"any":{"k":[1,"two",null]}}
-        """#
+            {"sub":"42","exp":1800000060,"iat":1799999999.5,"admin":true,"scopes":["read","write"],"big":9007199254740993,
+             "ratio":0.25,"small":255,"address":{"city":"Zürich","zip":null},"tags":{"a":1,"b":2},"site":"https://x.example/p",
+             "nothing":null,"any":{"k":[1,"two",null]}}
+            """#
         let c = try Self.decode(payload, as: Claims.self)
         #expect(c.sub == "42")
         #expect(c.exp == Date(timeIntervalSince1970: 1_800_000_060))

@@ -7,7 +7,8 @@ import JOSE
     static let publicJWK = #"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#
     /// RFC 8037 A.4's payload under `{"alg":"Ed25519"}`, signed with RFC 8037 A.1's private key by
     /// pyca/cryptography (an independent implementation).
-    static let token = "eyJhbGciOiJFZDI1NTE5In0.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc."
+    static let token =
+        "eyJhbGciOiJFZDI1NTE5In0.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc."
         + "UxhIYLHGg39NVCLpQAVD_UcfOmnGSCzLFZoXYkLiIbFccmOb_qObsgjzLKsfJw-4NlccUgvYrEHrRbNV0HcZAQ"
 
     @Test func ed25519AlgorithmVerifies() throws {

@@ -22,8 +22,12 @@ enum Hostile {
         return try! JWKSet(keys: [k1, k2])
     }()
     /// A 64-byte secret, long enough for HS256/384/512.
-    static let secret64: JWK = { var k = try! JWK(hmacSecret: Array(repeating: 0x43, count: 64)); k.keyID = "k64"; return k }()
-    static let rsa: JWK = { var k = try! JWK.generateRSA(bits: 2048); k.keyID = "rsa"; return k }()
+    static let secret64: JWK = {
+        var k = try! JWK(hmacSecret: Array(repeating: 0x43, count: 64)); k.keyID = "k64"; return k
+    }()
+    static let rsa: JWK = {
+        var k = try! JWK.generateRSA(bits: 2048); k.keyID = "rsa"; return k
+    }()
     static let ec: [JWK.Curve: JWK] = {
         var out: [JWK.Curve: JWK] = [:]
         for c in [JWK.Curve.p256, .p384, .p521, .ed25519] {
@@ -203,9 +207,11 @@ enum Hostile {
 
     // MARK: kid
 
-    @Test(arguments: ["../../../../dev/null", "/etc/passwd", "..\\..\\windows\\win.ini", "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
-                      "' OR '1'='1", "k1' --", "1; DROP TABLE keys; --", "k1\" OR \"\"=\"", "", " k1", "k1 ", "K1",
-                      "file:///etc/passwd", "http://169.254.169.254/latest/meta-data/", "*", "k%"])
+    @Test(arguments: [
+        "../../../../dev/null", "/etc/passwd", "..\\..\\windows\\win.ini", "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+        "' OR '1'='1", "k1' --", "1; DROP TABLE keys; --", "k1\" OR \"\"=\"", "", " k1", "k1 ", "K1",
+        "file:///etc/passwd", "http://169.254.169.254/latest/meta-data/", "*", "k%",
+    ])
     func hostileKidIsKeyNotFoundNeverAFallback(kid: String) throws {
         let escaped = kid.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         // MAC'd with the trusted secret of "k1": a fallback to any key would accept it.
@@ -229,8 +235,10 @@ enum Hostile {
 
     // MARK: crit and b64
 
-    @Test(arguments: [#""crit":["exp"],"exp":1"#, #""crit":["b64"],"b64":true"#, #""crit":["urn:example:x"]"#,
-                      #""crit":[]"#, #""crit":[1]"#, #""crit":"exp""#, #""crit":null"#])
+    @Test(arguments: [
+        #""crit":["exp"],"exp":1"#, #""crit":["b64"],"b64":true"#, #""crit":["urn:example:x"]"#,
+        #""crit":[]"#, #""crit":[1]"#, #""crit":"exp""#, #""crit":null"#,
+    ])
     func unknownOrInvalidCritIsMalformed(members: String) {
         let token = Hostile.hs256(#"{"alg":"HS256","kid":"k1",\#(members)}"#)
         #expect(Hostile.code { _ = try Hostile.verifier().verify(token) } == .malformed)
@@ -249,16 +257,20 @@ enum Hostile {
 
     // MARK: duplicate names (RFC 7515 §5.2: reject, or use only the last; we reject)
 
-    @Test(arguments: [#"{"alg":"HS256","alg":"none"}"#, #"{"alg":"none","alg":"HS256"}"#,
-                      #"{"alg":"HS256","kid":"k2","kid":"k1"}"#, #"{"alg":"HS256","\u0061lg":"none"}"#,
-                      #"{"alg":"HS256","x":{"a":1,"a":2}}"#])
+    @Test(arguments: [
+        #"{"alg":"HS256","alg":"none"}"#, #"{"alg":"none","alg":"HS256"}"#,
+        #"{"alg":"HS256","kid":"k2","kid":"k1"}"#, #"{"alg":"HS256","\u0061lg":"none"}"#,
+        #"{"alg":"HS256","x":{"a":1,"a":2}}"#,
+    ])
     func duplicateHeaderNamesAreMalformed(header: String) {
         #expect(Hostile.code { _ = try Hostile.verifier().verify(Hostile.hs256(header)) } == .malformed)
         #expect(Hostile.code { _ = try UnverifiedToken(Hostile.hs256(header)) } == .malformed)
     }
 
-    @Test(arguments: [#"{"sub":"user","sub":"admin"}"#, #"{"exp":1,"exp":4102444800}"#, #"{"sub":"x","s\u0075b":"y"}"#,
-                      #"{"sub":"x","roles":{"admin":false,"admin":true}}"#])
+    @Test(arguments: [
+        #"{"sub":"user","sub":"admin"}"#, #"{"exp":1,"exp":4102444800}"#, #"{"sub":"x","s\u0075b":"y"}"#,
+        #"{"sub":"x","roles":{"admin":false,"admin":true}}"#,
+    ])
     func duplicateClaimNamesAreMalformedAfterAValidMAC(payload: String) {
         let token = Hostile.hs256(#"{"alg":"HS256","kid":"k1"}"#, payload)
         #expect(Hostile.code { _ = try Hostile.verifier().verify(token) } == .malformed)
@@ -441,11 +453,13 @@ enum Hostile {
         #expect(Hostile.code { _ = try JWK(pem: pem) } == nil)  // control
         let der = try Hostile.ec[.p256]!.publicKeyDER()
         let derWithTail = Data(der + [0x00]).base64EncodedString(options: .lineLength64Characters)
-        for text in [pem + "garbage", pem + "garbage\n", pem + "\n\nx", pem + "-----BEGIN FOO-----\n", "junk\n" + pem,
-                     pem + (try Hostile.ec[.p384]!.publicKey.pem()),
-                     "-----BEGIN PUBLIC KEY-----\n\(derWithTail)\n-----END PUBLIC KEY-----\n",
-                     pem.replacingOccurrences(of: "-----END PUBLIC KEY-----", with: "-----END PRIVATE KEY-----"),
-                     pem.replacingOccurrences(of: "\n-----END", with: "!\n-----END")] {
+        for text in [
+            pem + "garbage", pem + "garbage\n", pem + "\n\nx", pem + "-----BEGIN FOO-----\n", "junk\n" + pem,
+            pem + (try Hostile.ec[.p384]!.publicKey.pem()),
+            "-----BEGIN PUBLIC KEY-----\n\(derWithTail)\n-----END PUBLIC KEY-----\n",
+            pem.replacingOccurrences(of: "-----END PUBLIC KEY-----", with: "-----END PRIVATE KEY-----"),
+            pem.replacingOccurrences(of: "\n-----END", with: "!\n-----END"),
+        ] {
             #expect(Hostile.code { _ = try JWK(pem: text) } == .invalidKey)
         }
         #expect(Hostile.code { _ = try JWK(der: der + [0x00]) } == .invalidKey)
@@ -466,12 +480,14 @@ enum Hostile {
             #expect(Hostile.code { _ = try Hostile.verifier().verify(token) } == .malformed, "NUL at \(position)")
         }
         // Escaped NUL in header values, names and claims; a raw NUL after the header JSON.
-        for (header, payload) in [(#"{"alg":"HS256","kid":"k1\u0000"}"#, #"{"sub":"x"}"#),
-                                  (#"{"alg":"HS256\u0000"}"#, #"{"sub":"x"}"#),
-                                  (#"{"alg":"HS256","k\u0000id":"k1"}"#, #"{"sub":"x"}"#),
-                                  ("{\"alg\":\"HS256\"}\u{0}", #"{"sub":"x"}"#),
-                                  (#"{"alg":"HS256"}"#, #"{"sub":"admin\u0000user"}"#),
-                                  (#"{"alg":"HS256"}"#, "{\"sub\":\"x\"}\u{0}")] {
+        for (header, payload) in [
+            (#"{"alg":"HS256","kid":"k1\u0000"}"#, #"{"sub":"x"}"#),
+            (#"{"alg":"HS256\u0000"}"#, #"{"sub":"x"}"#),
+            (#"{"alg":"HS256","k\u0000id":"k1"}"#, #"{"sub":"x"}"#),
+            ("{\"alg\":\"HS256\"}\u{0}", #"{"sub":"x"}"#),
+            (#"{"alg":"HS256"}"#, #"{"sub":"admin\u0000user"}"#),
+            (#"{"alg":"HS256"}"#, "{\"sub\":\"x\"}\u{0}"),
+        ] {
             #expect(Hostile.code { _ = try Hostile.verifier().verify(Hostile.hs256(header, payload)) } == .malformed, "\(header) \(payload)")
         }
         let jwk = try Hostile.ec[.p256]!.publicKey.jsonString()

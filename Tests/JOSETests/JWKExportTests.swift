@@ -5,8 +5,10 @@ import Testing
 /// Export to JWK and PEM, and back.
 @Suite struct JWKExportTests {
     static func generated() throws -> [JWK] {
-        [try JWK.generateRSA(bits: 2048), try JWK.generate(curve: .p256), try JWK.generate(curve: .p384),
-         try JWK.generate(curve: .p521), try JWK.generate(curve: .ed25519), try JWK.generateSecret(bytes: 64)]
+        [
+            try JWK.generateRSA(bits: 2048), try JWK.generate(curve: .p256), try JWK.generate(curve: .p384),
+            try JWK.generate(curve: .p521), try JWK.generate(curve: .ed25519), try JWK.generateSecret(bytes: 64),
+        ]
     }
 
     @Test func jwkRoundTrip() throws {
@@ -94,7 +96,8 @@ import Testing
     }
 
     @Test func metadataKept() throws {
-        let json = #"{"kty":"EC","kid":"a","use":"sig","alg":"ES256","key_ops":["verify"],"crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0","x5t":"abc"}"#
+        let json =
+            #"{"kty":"EC","kid":"a","use":"sig","alg":"ES256","key_ops":["verify"],"crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0","x5t":"abc"}"#
         let key = try JWK(json: json)
         #expect(key.keyID == "a" && key.use == "sig" && key.algorithm == "ES256" && key.keyOperations == ["verify"])
         #expect(key.extraMembers["x5t"] == "abc")

@@ -4,7 +4,7 @@ import JOSE
 
 /// Key files are read one way everywhere (`KeyFile`), whatever their format; durations too.
 @Suite struct KeyFileTests {
-    static let thumbprint = "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"   // RFC 7638 §3.1
+    static let thumbprint = "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"  // RFC 7638 §3.1
 
     @Test func everyFormatOfOneKeyReadsAsThatKey() throws {
         let key = try JWK(json: ThumbprintTests.rfc7638Key)
@@ -27,9 +27,12 @@ import JOSE
 
     @Test func refusalsNameTheFileAndKeepTheirCode() throws {
         try SecretFileTests.withDirectory { dir in
-            let two = #"{"keys":[{"kty":"oct","k":"AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow","kid":"a"},{"kty":"oct","k":"AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow","kid":"b"}]}"#
-            for (name, bytes, code) in [("empty", [UInt8](), "invalid_key"), ("junk", Array("not a key".utf8), "invalid_key"),
-                                        ("two.jwks", Array(two.utf8), "invalid_input"), ("bad.json", Array("{\"kty\":".utf8), "invalid_key")] {
+            let two =
+                #"{"keys":[{"kty":"oct","k":"AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow","kid":"a"},{"kty":"oct","k":"AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow","kid":"b"}]}"#
+            for (name, bytes, code) in [
+                ("empty", [UInt8](), "invalid_key"), ("junk", Array("not a key".utf8), "invalid_key"),
+                ("two.jwks", Array(two.utf8), "invalid_input"), ("bad.json", Array("{\"kty\":".utf8), "invalid_key"),
+            ] {
                 try SecretFileTests.write(bytes, to: dir + "/" + name)
                 let error = #expect(throws: TokenError.self) { try KeyFile.readSingle(path: dir + "/" + name) }
                 #expect(error?.code.rawValue == code, "\(name)")

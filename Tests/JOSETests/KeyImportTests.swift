@@ -119,8 +119,10 @@ import Testing
         let pem = try TestVectors.text("pem/ecp256.spki.pem")
         let lines = pem.split(separator: "\n").map(String.init)
         let thumbprint = Self.expected["ecp256"]["thumbprint"].string
-        for variant in [lines.joined(separator: "\r"), lines.joined(separator: "\r\n") + "\r\n\r\n",
-                        lines.map { " \t" + $0 + "\t  " }.joined(separator: "\n"), "\n\n" + pem + "\n\n"] {
+        for variant in [
+            lines.joined(separator: "\r"), lines.joined(separator: "\r\n") + "\r\n\r\n",
+            lines.map { " \t" + $0 + "\t  " }.joined(separator: "\n"), "\n\n" + pem + "\n\n",
+        ] {
             #expect(try JWK(pem: variant).thumbprint() == thumbprint, "\(variant.debugDescription.prefix(60))")
         }
         for space in ["\u{A0}", "\u{3000}"] {

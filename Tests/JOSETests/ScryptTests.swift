@@ -16,10 +16,14 @@ import Testing
 
     /// RFC 7914 §12, the third vector: P = "pleaseletmein", S = "SodiumChloride", N = 16384, r = 8, p = 1.
     @Test func rfc7914Vector() throws {
-        let out = try Scrypt.derive(password: Array("pleaseletmein".utf8), salt: Array("SodiumChloride".utf8),
-                                    parameters: Scrypt.Parameters(logN: 14, r: 8, p: 1), length: 64)
-        #expect(out == Self.hex("7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2"
-            + "d5432955613f0fcf62d49705242a9af9e61e85dc0d651e40dfcf017b45575887"))
+        let out = try Scrypt.derive(
+            password: Array("pleaseletmein".utf8), salt: Array("SodiumChloride".utf8),
+            parameters: Scrypt.Parameters(logN: 14, r: 8, p: 1), length: 64)
+        #expect(
+            out
+                == Self.hex(
+                    "7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2"
+                        + "d5432955613f0fcf62d49705242a9af9e61e85dc0d651e40dfcf017b45575887"))
     }
 
     @Test func defaultsAreRFCsInteractiveCostAndTake128MiB() {

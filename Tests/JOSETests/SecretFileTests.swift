@@ -20,8 +20,10 @@ import JOSE
     @Test func oneTrailingNewlineIsDropped() throws {
         try Self.withDirectory { dir in
             let secret = Array("0123456789abcdef0123456789abcdef".utf8)
-            for (suffix, expected) in [([UInt8](), secret), ([0x0A], secret), ([0x0D, 0x0A], secret),
-                                       ([0x0A, 0x0A], secret + [0x0A]), ([0x20], secret + [0x20])] {
+            for (suffix, expected) in [
+                ([UInt8](), secret), ([0x0A], secret), ([0x0D, 0x0A], secret),
+                ([0x0A, 0x0A], secret + [0x0A]), ([0x20], secret + [0x20]),
+            ] {
                 try Self.write(secret + suffix, to: dir + "/s")
                 #expect(try SecretFile.read(path: dir + "/s") == expected)
             }

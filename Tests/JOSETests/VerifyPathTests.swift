@@ -34,11 +34,11 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"a":"[[[[[[[[","b":1}"#, true),                    // brackets inside a string do not nest
-        (#"{"a":"\"[[[[[[[[","b":1}"#, true),                 // nor after an escaped quote
-        (#"{"a":"\\","b":[[[[[[[[1]]]]]]]]}"#, false),        // an escaped backslash ends the string: these nest
-        (#"{"a":[[[[1]]]]}"#, true),                           // depth 5 with a limit of 5
-        (#"{"a":[[[[[1]]]]]}"#, false),                        // depth 6
+        (#"{"a":"[[[[[[[[","b":1}"#, true),  // brackets inside a string do not nest
+        (#"{"a":"\"[[[[[[[[","b":1}"#, true),  // nor after an escaped quote
+        (#"{"a":"\\","b":[[[[[[[[1]]]]]]]]}"#, false),  // an escaped backslash ends the string: these nest
+        (#"{"a":[[[[1]]]]}"#, true),  // depth 5 with a limit of 5
+        (#"{"a":[[[[[1]]]]]}"#, false),  // depth 6
     ])
     func depthBoundAroundStrings(json: String, accepted: Bool) {
         let parsed = try? JSONDocument(parsing: Array(json.utf8), limits: JSONLimits(maxDepth: 5), what: "t")

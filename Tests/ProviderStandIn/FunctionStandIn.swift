@@ -45,8 +45,8 @@ public final class FunctionStandIn: @unchecked Sendable {
             if kv.count == 2 { fields[String(kv[0])] = String(kv[1]) }
         }
         guard let t = fields["t"], let time = Int64(t), let v1 = fields["v1"],
-              abs(Int64(Date().timeIntervalSince1970) - time) <= 300,
-              let mac = try? HMAC.sha256(key: secret, data: Array("\(t).".utf8) + body)
+            abs(Int64(Date().timeIntervalSince1970) - time) <= 300,
+            let mac = try? HMAC.sha256(key: secret, data: Array("\(t).".utf8) + body)
         else { return false }
         return ConstantTime.equals(Array(v1.utf8), Array(mac.map { String(format: "%02x", $0) }.joined().utf8))
     }

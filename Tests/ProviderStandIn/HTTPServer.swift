@@ -102,9 +102,10 @@ private final class RequestHandler: ChannelInboundHandler, RemovableChannelHandl
             guard let head else { return }
             self.head = nil
             let parts = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-            let request = StandInRequest(method: head.method.rawValue, path: String(parts[0]),
-                                         query: parts.count > 1 ? StandInRequest.parseQuery(String(parts[1])) : [:],
-                                         headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body)
+            let request = StandInRequest(
+                method: head.method.rawValue, path: String(parts[0]),
+                query: parts.count > 1 ? StandInRequest.parseQuery(String(parts[1])) : [:],
+                headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body)
             guard let response = handler(request) else { return }  // stall: the client's timeout ends it
             var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
             headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))

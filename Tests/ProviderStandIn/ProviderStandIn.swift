@@ -58,8 +58,10 @@ public final class ProviderStandIn: @unchecked Sendable {
         /// Unix seconds; 0: never expires.
         public var expiresAt: Int64
         public var isValid: Bool
-        public init(accessToken: String, userID: String, appID: String, name: String? = nil, email: String? = nil,
-                    pictureURL: String? = nil, expiresAt: Int64 = 0, isValid: Bool = true) {
+        public init(
+            accessToken: String, userID: String, appID: String, name: String? = nil, email: String? = nil,
+            pictureURL: String? = nil, expiresAt: Int64 = 0, isValid: Bool = true
+        ) {
             self.accessToken = accessToken
             self.userID = userID
             self.appID = appID
@@ -190,23 +192,31 @@ public final class ProviderStandIn: @unchecked Sendable {
         let t = now
         switch provider {
         case "google":
-            return ["iss": "https://accounts.google.com", "azp": .string(settings.googleClientID), "aud": .string(settings.googleClientID),
-                    "sub": "110000000000000000001", "email": "standin.user@gmail.com", "email_verified": true,
-                    "name": "Stand In", "given_name": "Stand", "family_name": "In",
-                    "picture": "https://lh3.googleusercontent.com/a/standin", "locale": "en", "iat": .int(t), "exp": .int(t + 3600)]
+            return [
+                "iss": "https://accounts.google.com", "azp": .string(settings.googleClientID), "aud": .string(settings.googleClientID),
+                "sub": "110000000000000000001", "email": "standin.user@gmail.com", "email_verified": true,
+                "name": "Stand In", "given_name": "Stand", "family_name": "In",
+                "picture": "https://lh3.googleusercontent.com/a/standin", "locale": "en", "iat": .int(t), "exp": .int(t + 3600),
+            ]
         case "apple":
-            return ["iss": "https://appleid.apple.com", "aud": .string(settings.appleClientID), "sub": "001234.standin0123456789abcdef.0042",
-                    "email": "standin@privaterelay.appleid.com", "email_verified": "true", "is_private_email": "true",
-                    "real_user_status": 2, "auth_time": .int(t), "nonce_supported": true, "iat": .int(t), "exp": .int(t + 3600)]
+            return [
+                "iss": "https://appleid.apple.com", "aud": .string(settings.appleClientID), "sub": "001234.standin0123456789abcdef.0042",
+                "email": "standin@privaterelay.appleid.com", "email_verified": "true", "is_private_email": "true",
+                "real_user_status": 2, "auth_time": .int(t), "nonce_supported": true, "iat": .int(t), "exp": .int(t + 3600),
+            ]
         case "facebook":
-            return ["iss": "https://www.facebook.com", "aud": .string(settings.facebookAppID), "sub": "10000000000000042",
-                    "name": "Stand In", "given_name": "Stand", "family_name": "In", "email": "standin@example.com",
-                    "picture": "https://platform-lookaside.fbsbx.com/platform/profilepic/?asid=10000000000000042",
-                    "jti": "standin-jti", "iat": .int(t), "exp": .int(t + 3600)]
+            return [
+                "iss": "https://www.facebook.com", "aud": .string(settings.facebookAppID), "sub": "10000000000000042",
+                "name": "Stand In", "given_name": "Stand", "family_name": "In", "email": "standin@example.com",
+                "picture": "https://platform-lookaside.fbsbx.com/platform/profilepic/?asid=10000000000000042",
+                "jti": "standin-jti", "iat": .int(t), "exp": .int(t + 3600),
+            ]
         default:
-            return ["iss": .string(settings.customIssuer), "aud": .string(settings.customAudience), "sub": "user-42",
-                    "user_data": .object(["name": "Stand In", "email": "standin@example.com", "verified": true]),
-                    "iat": .int(t), "exp": .int(t + 3600)]
+            return [
+                "iss": .string(settings.customIssuer), "aud": .string(settings.customAudience), "sub": "user-42",
+                "user_data": .object(["name": "Stand In", "email": "standin@example.com", "verified": true]),
+                "iat": .int(t), "exp": .int(t + 3600),
+            ]
         }
     }
 
@@ -307,19 +317,24 @@ public final class ProviderStandIn: @unchecked Sendable {
         guard let code = takeCode(form["code"], from: \.googleCodes) else { return oauthError("invalid_grant") }
         if let expected = code.redirectURI, form["redirect_uri"] != expected { return oauthError("redirect_uri_mismatch") }
         guard let idToken = try? idToken("google", code.claims) else { return oauthError("server_error", status: 500) }
-        return .json(JSONValue.object(["access_token": "ya29.standin-access", "expires_in": 3599, "scope": "openid email profile",
-                                       "token_type": "Bearer", "id_token": .string(idToken)]).jsonString)
+        return .json(
+            JSONValue.object([
+                "access_token": "ya29.standin-access", "expires_in": 3599, "scope": "openid email profile",
+                "token_type": "Bearer", "id_token": .string(idToken),
+            ]).jsonString)
     }
 
     /// Apple's client authentication: an ES256 JWT signed with the registered key.
     private func appleClientOK(_ form: [String: String]) -> Bool {
         guard form["client_id"] == settings.appleClientID, let secret = form["client_secret"],
-              let verifier = try? JWTVerifier(key: appleVerificationKey,
-                                              options: VerifierOptions(issuers: [settings.appleTeamID], audiences: ["https://appleid.apple.com"],
-                                                                       requiredClaims: ["iat", "exp", "sub"], algorithms: [.es256], clock: settings.clock)),
-              let token = try? verifier.verify(secret), token.header.keyID == settings.appleKeyID,
-              token.claims.subject == settings.appleClientID,
-              let iat = token.claims.issuedAt, let exp = token.claims.expiresAt, exp.timeIntervalSince(iat) <= 15_777_000
+            let verifier = try? JWTVerifier(
+                key: appleVerificationKey,
+                options: VerifierOptions(
+                    issuers: [settings.appleTeamID], audiences: ["https://appleid.apple.com"],
+                    requiredClaims: ["iat", "exp", "sub"], algorithms: [.es256], clock: settings.clock)),
+            let token = try? verifier.verify(secret), token.header.keyID == settings.appleKeyID,
+            token.claims.subject == settings.appleClientID,
+            let iat = token.claims.issuedAt, let exp = token.claims.expiresAt, exp.timeIntervalSince(iat) <= 15_777_000
         else { return false }
         return true
     }
@@ -330,8 +345,11 @@ public final class ProviderStandIn: @unchecked Sendable {
         guard form["grant_type"] == "authorization_code" else { return .json(#"{"error":"unsupported_grant_type"}"#, status: 400) }
         guard let code = takeCode(form["code"], from: \.appleCodes) else { return .json(#"{"error":"invalid_grant"}"#, status: 400) }
         guard let idToken = try? idToken("apple", code.claims) else { return .json(#"{"error":"server_error"}"#, status: 500) }
-        return .json(JSONValue.object(["access_token": "a.standin-apple-access", "token_type": "Bearer", "expires_in": 3600,
-                                       "refresh_token": "r.standin-apple-refresh", "id_token": .string(idToken)]).jsonString)
+        return .json(
+            JSONValue.object([
+                "access_token": "a.standin-apple-access", "token_type": "Bearer", "expires_in": 3600,
+                "refresh_token": "r.standin-apple-refresh", "id_token": .string(idToken),
+            ]).jsonString)
     }
 
     private func appleRevoke(_ request: StandInRequest) -> StandInResponse {
@@ -343,7 +361,9 @@ public final class ProviderStandIn: @unchecked Sendable {
     }
 
     private func graphError(_ message: String, type: String = "OAuthException", code: Int) -> StandInResponse {
-        .json(JSONValue.object(["error": .object(["message": .string(message), "type": .string(type), "code": .int(Int64(code)), "fbtrace_id": "StandInTrace"])]).jsonString, status: 400)
+        .json(
+            JSONValue.object(["error": .object(["message": .string(message), "type": .string(type), "code": .int(Int64(code)), "fbtrace_id": "StandInTrace"])]).jsonString,
+            status: 400)
     }
 
     private func debugToken(_ request: StandInRequest) -> StandInResponse {
@@ -354,9 +374,11 @@ public final class ProviderStandIn: @unchecked Sendable {
         guard let user = lock.withLock({ facebookUsers[input] }) else {
             return .json(#"{"data":{"error":{"code":190,"message":"Invalid OAuth access token - Cannot parse access token"},"is_valid":false,"scopes":[]}}"#)
         }
-        var data: JSONObject = ["app_id": .string(user.appID), "type": "USER", "application": "StandIn",
-                                "data_access_expires_at": .int(now + 90 * 86400), "expires_at": .int(user.expiresAt),
-                                "is_valid": .bool(user.isValid), "scopes": ["email", "public_profile"], "user_id": .string(user.userID)]
+        var data: JSONObject = [
+            "app_id": .string(user.appID), "type": "USER", "application": "StandIn",
+            "data_access_expires_at": .int(now + 90 * 86400), "expires_at": .int(user.expiresAt),
+            "is_valid": .bool(user.isValid), "scopes": ["email", "public_profile"], "user_id": .string(user.userID),
+        ]
         if !user.isValid { data["error"] = .object(["code": 190, "message": "Error validating access token: The session has been invalidated.", "subcode": 460]) }
         return .json(JSONValue.object(["data": .object(data)]).jsonString)
     }

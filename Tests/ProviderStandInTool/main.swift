@@ -30,14 +30,20 @@ if let appleKeyFile {
 let s = standIn.settings
 let info: JSONObject = [
     "base_url": .string(standIn.baseURL),
-    "google": .object(["client_id": .string(s.googleClientID), "client_secret": .string(s.googleClientSecret), "jwks": .string(standIn.googleJWKSURL),
-               "token_url": .string(standIn.googleTokenURL), "code": "standin-google-code"]),
-    "apple": .object(["client_id": .string(s.appleClientID), "team_id": .string(s.appleTeamID), "key_id": .string(s.appleKeyID),
-              "jwks": .string(standIn.appleJWKSURL), "token_url": .string(standIn.appleTokenURL), "revoke_url": .string(standIn.appleRevokeURL),
-              "code": "standin-apple-code"]),
-    "facebook": .object(["app_id": .string(s.facebookAppID), "app_secret": .string(s.facebookAppSecret), "graph_url": .string(standIn.graphURL),
-                 "jwks": .string(standIn.facebookJWKSURL), "access_token": "standin-facebook-user-token",
-                 "foreign_app_access_token": "standin-foreign-app-token"]),
+    "google": .object([
+        "client_id": .string(s.googleClientID), "client_secret": .string(s.googleClientSecret), "jwks": .string(standIn.googleJWKSURL),
+        "token_url": .string(standIn.googleTokenURL), "code": "standin-google-code",
+    ]),
+    "apple": .object([
+        "client_id": .string(s.appleClientID), "team_id": .string(s.appleTeamID), "key_id": .string(s.appleKeyID),
+        "jwks": .string(standIn.appleJWKSURL), "token_url": .string(standIn.appleTokenURL), "revoke_url": .string(standIn.appleRevokeURL),
+        "code": "standin-apple-code",
+    ]),
+    "facebook": .object([
+        "app_id": .string(s.facebookAppID), "app_secret": .string(s.facebookAppSecret), "graph_url": .string(standIn.graphURL),
+        "jwks": .string(standIn.facebookJWKSURL), "access_token": "standin-facebook-user-token",
+        "foreign_app_access_token": "standin-foreign-app-token",
+    ]),
     "custom": .object(["iss": .string(s.customIssuer), "aud": .string(s.customAudience), "jwks": .string(standIn.customJWKSURL)]),
     "mint": .string(standIn.baseURL + "/_standin/token/{google|apple|facebook|custom}?claim=value"),
 ]

@@ -37,17 +37,23 @@ import Testing
             #expect(refused == "function_refused")
             let spent = try #require(handed)
             #expect(spent.purpose == .reset)
-            #expect(await Conformance.code { try await a.resetPassword(token: spent.token, tokenID: spent.tokenID, newPassword: "third password") }
-                == "userpass_token_invalid")
+            #expect(
+                await Conformance.code { try await a.resetPassword(token: spent.token, tokenID: spent.tokenID, newPassword: "third password") }
+                    == "userpass_token_invalid")
 
             // Nothing to act on: not called.
             var calls = 0
-            let outcome = try await a.confirmThroughFunction(email: "five@example.com") { _ in calls += 1; return .success }
+            let outcome = try await a.confirmThroughFunction(email: "five@example.com") { _ in
+                calls += 1; return .success
+            }
             #expect(outcome == .notCalled && calls == 0, "already confirmed")
-            let unknown = try await a.resetThroughFunction(email: "six@example.com", newPassword: "second password") { _ in calls += 1; return .success }
+            let unknown = try await a.resetThroughFunction(email: "six@example.com", newPassword: "second password") { _ in
+                calls += 1; return .success
+            }
             #expect(unknown == .notCalled && calls == 0)
-            #expect(await Conformance.code { try await a.resetThroughFunction(email: "four@example.com", newPassword: "short") { _ in .success } }
-                == "invalid_password")
+            #expect(
+                await Conformance.code { try await a.resetThroughFunction(email: "four@example.com", newPassword: "short") { _ in .success } }
+                    == "invalid_password")
         }
     }
 }

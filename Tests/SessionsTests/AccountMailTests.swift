@@ -8,16 +8,20 @@ import Testing
 /// Account mail: the webhook body and signature, the RFC 5322 message of the command, retries,
 /// and logs that never hold the token or the address.
 @Suite struct AccountMailTests {
-    static let token = AccountToken(purpose: .reset, token: "SECRET-TOKEN-abc", tokenID: "tid-123", userID: "u1",
-                                    email: "Ann+x@example.com", expiresAt: 0, createdAt: 0)
+    static let token = AccountToken(
+        purpose: .reset, token: "SECRET-TOKEN-abc", tokenID: "tid-123", userID: "u1",
+        email: "Ann+x@example.com", expiresAt: 0, createdAt: 0)
 
     @Test func linkPointsAtTheHostedPage() {
         let mail = AccountMail.link(Self.token, app: "my app", publicURL: "https://auth.example.com/")
         #expect(mail.url == "https://auth.example.com/app/my%20app/reset?token=SECRET-TOKEN-abc&tokenId=tid-123")
         #expect(mail.kind == .reset && mail.email == "Ann+x@example.com")
         let json = try! JSONSerialization.jsonObject(with: Data(mail.json)) as! [String: String]
-        #expect(json == ["type": "reset", "app": "my app", "email": "Ann+x@example.com", "token": "SECRET-TOKEN-abc",
-                         "tokenId": "tid-123", "url": mail.url!])
+        #expect(
+            json == [
+                "type": "reset", "app": "my app", "email": "Ann+x@example.com", "token": "SECRET-TOKEN-abc",
+                "tokenId": "tid-123", "url": mail.url!,
+            ])
         let notice = try! JSONSerialization.jsonObject(with: Data(AccountMail.notice("register", app: "a", email: "b@c").json)) as! [String: String]
         #expect(notice == ["type": "notice", "app": "a", "email": "b@c", "reason": "register"])
     }
@@ -30,16 +34,18 @@ import Testing
 
     @Test func signatureOfAKnownInput() throws {
         // printf '1.x' | openssl dgst -sha256 -hmac key
-        #expect(try CustomFunctionProvider.signature(secret: Array("key".utf8), body: Array("x".utf8), time: 1)
-            == "t=1,v1=fc4913c41a7bf793267e2a384f3261c9436ec2cd097bd745e7b0d99113f510ec")
+        #expect(
+            try CustomFunctionProvider.signature(secret: Array("key".utf8), body: Array("x".utf8), time: 1)
+                == "t=1,v1=fc4913c41a7bf793267e2a384f3261c9436ec2cd097bd745e7b0d99113f510ec")
     }
 
     @Test func webhookIsSignedAndRetried() async throws {
         let transport = StubTransport(statuses: [500, 503, 204])
         let logs = LogCapture()
         let secret = Array("webhook secret".utf8)
-        let delivery = MailDelivery(method: .webhook(url: "http://127.0.0.1:9/mail", secret: secret), transport: transport,
-                                    attempts: 3, backoff: 0, logger: logs.logger, clock: .fixed(Date(timeIntervalSince1970: 1_900_000_000)))
+        let delivery = MailDelivery(
+            method: .webhook(url: "http://127.0.0.1:9/mail", secret: secret), transport: transport,
+            attempts: 3, backoff: 0, logger: logs.logger, clock: .fixed(Date(timeIntervalSince1970: 1_900_000_000)))
         let mail = AccountMail.link(Self.token, app: "app", publicURL: "http://127.0.0.1:8080")
         #expect(await delivery.send(mail))
         let requests = transport.requests
@@ -55,8 +61,9 @@ import Testing
     @Test func failedDeliveryIsBoundedAndQuiet() async throws {
         let transport = StubTransport(statuses: Array(repeating: 500, count: 10))
         let logs = LogCapture()
-        let delivery = MailDelivery(method: .webhook(url: "http://127.0.0.1:9/mail", secret: [1]), transport: transport,
-                                    attempts: 3, backoff: 0, logger: logs.logger)
+        let delivery = MailDelivery(
+            method: .webhook(url: "http://127.0.0.1:9/mail", secret: [1]), transport: transport,
+            attempts: 3, backoff: 0, logger: logs.logger)
         #expect(await !delivery.send(AccountMail.link(Self.token, app: "app", publicURL: "http://x")))
         #expect(transport.requests.count == 3)
         #expect(logs.lines.allSatisfy { !$0.contains("SECRET-TOKEN") && !$0.contains("Ann+x") })
@@ -67,8 +74,9 @@ import Testing
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("message").path
-        let delivery = MailDelivery(method: .command(["/bin/sh", "-c", "cat > \"$0\"", out]), transport: StubTransport(statuses: []),
-                                    sender: "Auth <auth@example.com>", backoff: 0, clock: .fixed(Date(timeIntervalSince1970: 0)))
+        let delivery = MailDelivery(
+            method: .command(["/bin/sh", "-c", "cat > \"$0\"", out]), transport: StubTransport(statuses: []),
+            sender: "Auth <auth@example.com>", backoff: 0, clock: .fixed(Date(timeIntervalSince1970: 0)))
         #expect(await delivery.send(AccountMail.link(Self.token, app: "app", publicURL: "https://auth.example.com")))
         let message = try String(contentsOfFile: out, encoding: .utf8)
         let (head, body) = try #require(message.range(of: "\r\n\r\n").map { (message[..<$0.lowerBound], message[$0.upperBound...]) })

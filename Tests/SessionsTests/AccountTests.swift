@@ -8,12 +8,15 @@ import Testing
     /// Cheap scrypt parameters for tests (ln=10: 1 MiB); the default ones are measured elsewhere.
     static let fast = Scrypt.Parameters(logN: 10, r: 8, p: 1)
 
-    static func accounts(_ store: some SessionStore, _ clock: TestClock, autoConfirm: Bool = false,
-                         parameters: Scrypt.Parameters = fast) throws -> AccountManager {
+    static func accounts(
+        _ store: some SessionStore, _ clock: TestClock, autoConfirm: Bool = false,
+        parameters: Scrypt.Parameters = fast
+    ) throws -> AccountManager {
         var policy = AccountPolicy(minPasswordLength: 6, autoConfirm: autoConfirm)
         policy.hashParameters = parameters
-        return try AccountManager(sessions: Conformance.manager(store, clock), policy: policy,
-                                  hasher: PasswordHasher(parameters: parameters, concurrency: 2))
+        return try AccountManager(
+            sessions: Conformance.manager(store, clock), policy: policy,
+            hasher: PasswordHasher(parameters: parameters, concurrency: 2))
     }
 
     /// Registers `email` and returns its confirmation token.
@@ -180,8 +183,10 @@ import Testing
             var failures = 0, throttled = 0
             for i in 0..<1000 {
                 do {
-                    if case .throttled(let after) = try await a.login(email: i % 2 == 0 ? "ivy@example.com" : "IVY@example.com",
-                                                                     password: "guess \(i)", failureLimit: limit) {
+                    if case .throttled(let after) = try await a.login(
+                        email: i % 2 == 0 ? "ivy@example.com" : "IVY@example.com",
+                        password: "guess \(i)", failureLimit: limit)
+                    {
                         throttled += 1
                         #expect(after == 900)
                     }
@@ -232,7 +237,7 @@ import Testing
             #expect(wrong == "login_failed" && unknown == "login_failed")
             let unknownWork = await a.hasher.derivations() - before
             #expect(wrongWork == 1 && unknownWork == 1)
-            #expect(a.hasher.dummy.parameters == a.hasher.parameters)   // the dummy costs what a real hash costs
+            #expect(a.hasher.dummy.parameters == a.hasher.parameters)  // the dummy costs what a real hash costs
         }
     }
 }

@@ -110,7 +110,7 @@ import Testing
                 } catch let e as TokenError {
                     #expect(e.code == .invalidRefreshToken)
                     #expect(e.message.contains("remove the"), "\(e.message)")
-                    #expect(!e.message.contains(f.alice.tokens.refreshToken))   // never the token itself
+                    #expect(!e.message.contains(f.alice.tokens.refreshToken))  // never the token itself
                 }
             }
         }
@@ -131,7 +131,7 @@ import Testing
             var signer = try JWTSigner(key: try JWK(json: record.privateJWK), keyID: record.keyID)
             signer.type = "at+jwt"
             let otherSession = try signer.sign(claims)
-            #expect(try await f.sessions.verifyAccessToken(otherSession, checkSession: false).subject == f.alice.userID)   // well signed
+            #expect(try await f.sessions.verifyAccessToken(otherSession, checkSession: false).subject == f.alice.userID)  // well signed
             let parts = access.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
 
             let cases: [(String, String, String)] = [
@@ -182,7 +182,7 @@ import Testing
                 try await f.sessions.revokeSession(id: sql)
             }
             #expect(try await f.snapshot() == before)
-            #expect(try await f.sessions.identities(of: f.alice.userID).count == 1)   // the apple identity was never linked
+            #expect(try await f.sessions.identities(of: f.alice.userID).count == 1)  // the apple identity was never linked
         }
     }
 

@@ -46,7 +46,8 @@ import Testing
         try await Harness.withStore(kind, migratingTo: 3) { t in
             let profile = #"{"email_verified":false,"provider":"acme","raw_claims":{"iss":"https://id.acme.test","sub":"42"},"subject":"42"}"#
             try await t.executeRaw("INSERT INTO users (id, created_at) VALUES ('u-acme', 1), ('u-google', 2)")
-            try await t.executeRaw("""
+            try await t.executeRaw(
+                """
                 INSERT INTO identities (provider, subject, user_id, profile, created_at) VALUES
                   ('acme', '42', 'u-acme', '\(profile)', 1),
                   ('google', '42', 'u-google', '{"provider":"google","raw_claims":{"iss":"https://accounts.google.com"},"subject":"42"}', 2)

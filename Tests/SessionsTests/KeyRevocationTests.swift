@@ -73,14 +73,14 @@ import Testing
             short.accessTokenLifetime = 300
             let rotator = SessionManager(store: t.store, configuration: short)
             _ = try await issuer.ensureUser(id: "alice")
-            let old = try await rotator.issueTokens(userID: "alice")       // key made with 300 s
-            let pair = try await issuer.issueTokens(userID: "alice")       // same key, now used for 7200 s
+            let old = try await rotator.issueTokens(userID: "alice")  // key made with 300 s
+            let pair = try await issuer.issueTokens(userID: "alice")  // same key, now used for 7200 s
             #expect(try UnverifiedToken(old.accessToken).header?.keyID == UnverifiedToken(pair.accessToken).header?.keyID)
             let rotatedAt = clock.now
             _ = try await rotator.keyRing.rotate()
             let retired = try #require(try await rotator.keyRing.keys().first { !$0.isActive })
             #expect(retired.publishUntil == rotatedAt + 7200 + 60)
-            clock.advance(7000)   // past the rotator's own 300 s, within the token's 7200 s
+            clock.advance(7000)  // past the rotator's own 300 s, within the token's 7200 s
             _ = try await rotator.verifyAccessToken(pair.accessToken)
         }
     }

@@ -9,7 +9,7 @@ import Testing
     func rotationKeepsRetiredKeysPublishedUntilTheirTokensExpire(kind: StoreKind) async throws {
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
-            let sessions = Conformance.manager(t.store, clock)   // access tokens 1800 s, leeway 60 s
+            let sessions = Conformance.manager(t.store, clock)  // access tokens 1800 s, leeway 60 s
             _ = try await sessions.ensureUser(id: "alice")
             let before = try await sessions.issueTokens(userID: "alice")
             let k1 = try UnverifiedToken(before.accessToken).header?.keyID
@@ -47,7 +47,7 @@ import Testing
             let pair = try await sealed.issueTokens(userID: "alice")
             let record = try #require(try await t.store.transaction { tx in try await tx.activeSigningKey() })
             #expect(record.sealed)
-            #expect(!record.privateJWK.contains("\"d\""))          // no private member in the clear
+            #expect(!record.privateJWK.contains("\"d\""))  // no private member in the clear
             #expect((try? JWK(json: record.privateJWK)) == nil)
             _ = try await sealed.verifyAccessToken(pair.accessToken)
 

@@ -69,7 +69,7 @@ import Testing
             #expect(identity.userID == "u-old" && identity.email == "old@example.com")
             #expect(try await sessions.identities(of: "u-other").map(\.subject) == ["a-other"])
             let session = try #require(try await Conformance.session(store, id: "fam-old"))
-            #expect(session.idleExpiresAt == 1905000000)   // back-filled: no session logged out by the upgrade
+            #expect(session.idleExpiresAt == 1905000000)  // back-filled: no session logged out by the upgrade
             #expect(session.userID == "u-old" && session.clientID == "ios-app" && session.expiresAt == 1905000000)
             #expect(session.device == (version >= 5 ? #"{"platform":"ios"}"# : nil))
             #expect(try await Conformance.session(store, id: "fam-other")?.clientID == "web")

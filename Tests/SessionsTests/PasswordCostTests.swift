@@ -14,8 +14,9 @@ struct PasswordCostTests {
         let stored = try await hasher.hash("a password of some length")
         let one = Date().timeIntervalSince(start)
         try await Harness.withStore(.sqlite) { t in
-            let accounts = try AccountManager(sessions: Conformance.manager(t.store, TestClock()),
-                                              policy: AccountPolicy(minPasswordLength: 6, autoConfirm: true), hasher: hasher)
+            let accounts = try AccountManager(
+                sessions: Conformance.manager(t.store, TestClock()),
+                policy: AccountPolicy(minPasswordLength: 6, autoConfirm: true), hasher: hasher)
             _ = try await accounts.register(email: "burst@example.com", password: "a password of some length")
             let burst = Date()
             let ok = try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -30,8 +31,10 @@ struct PasswordCostTests {
             let elapsed = Date().timeIntervalSince(burst)
             var usage = rusage()
             getrusage(RUSAGE_SELF.rawValue, &usage)
-            print(String(format: "bench: one scrypt hash (ln=17,r=8,p=1) %.0f ms; 100 concurrent logins (concurrency 2): %.1f s, %.1f logins/s, peak RSS %d MiB",
-                         one * 1000, elapsed, Double(ok) / elapsed, usage.ru_maxrss / 1024))
+            print(
+                String(
+                    format: "bench: one scrypt hash (ln=17,r=8,p=1) %.0f ms; 100 concurrent logins (concurrency 2): %.1f s, %.1f logins/s, peak RSS %d MiB",
+                    one * 1000, elapsed, Double(ok) / elapsed, usage.ru_maxrss / 1024))
             #expect(ok == 100)
         }
         #expect(stored.parameters == .default)

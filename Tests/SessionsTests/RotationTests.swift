@@ -18,7 +18,7 @@ import Testing
                 clock.advance(60)
                 let previous = pair.refreshToken
                 pair = try await sessions.refresh(previous)
-                #expect(pair.sessionID == session)           // same session, new token
+                #expect(pair.sessionID == session)  // same session, new token
                 #expect(seen.insert(pair.refreshToken).inserted)
                 let old = try #require(try await Conformance.record(t.store, of: previous))
                 #expect(old.usedAt == clock.now)
@@ -59,7 +59,7 @@ import Testing
             let second = try await sessions.refresh(first.refreshToken)
             clock.advance(10)  // still within grace (inclusive)
             let retried = try await sessions.refresh(first.refreshToken)
-            #expect(retried.refreshToken == second.refreshToken)     // same successor, not a new branch
+            #expect(retried.refreshToken == second.refreshToken)  // same successor, not a new branch
             #expect(retried.sessionID == second.sessionID)
             // The successor is still the session's current token and rotates normally.
             let third = try await sessions.refresh(second.refreshToken)
@@ -78,7 +78,7 @@ import Testing
             _ = try await sessions.ensureUser(id: "alice")
             let first = try await sessions.issueTokens(userID: "alice")
             let second = try await sessions.refresh(first.refreshToken)
-            try await sessions.revoke(second.refreshToken)           // logout
+            try await sessions.revoke(second.refreshToken)  // logout
             clock.advance(1)
             #expect(await Conformance.code { try await sessions.refresh(first.refreshToken) } == "refresh_token_revoked")
             #expect(await Conformance.code { try await sessions.refresh(second.refreshToken) } == "refresh_token_revoked")
@@ -112,7 +112,9 @@ import Testing
             let results = await Self.concurrentRefreshes(strict, pair.refreshToken, count: 50)
             let winners = results.compactMap { try? $0.get() }
             #expect(winners.count == 1)
-            let losers = results.compactMap { r -> String? in if case .failure(let e) = r { return e.code.rawValue }; return nil }
+            let losers = results.compactMap { r -> String? in
+                if case .failure(let e) = r { return e.code.rawValue }; return nil
+            }
             #expect(losers.count == 49)
             #expect(losers.allSatisfy { $0 == "refresh_token_reused" || $0 == "refresh_token_revoked" })
             let spent = try #require(try await Conformance.record(t.store, of: pair.refreshToken))

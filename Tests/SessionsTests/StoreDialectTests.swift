@@ -10,13 +10,15 @@ import Testing
     static let now: Int64 = 1_900_000_000
 
     static func sessionRecord(_ id: String, expires: Int64, idle: Int64, revoked: Int64? = nil) -> SessionRecord {
-        SessionRecord(id: id, userID: "u", clientID: "c", createdAt: now - 100, expiresAt: expires, idleExpiresAt: idle,
-                     lastUsedAt: now - 100, revokedAt: revoked, revokeReason: revoked.map { _ in "logout" })
+        SessionRecord(
+            id: id, userID: "u", clientID: "c", createdAt: now - 100, expiresAt: expires, idleExpiresAt: idle,
+            lastUsedAt: now - 100, revokedAt: revoked, revokeReason: revoked.map { _ in "logout" })
     }
 
     static func key(_ kid: String, created: Int64, retired: Int64?, publishUntil: Int64? = nil) -> SigningKeyRecord {
-        SigningKeyRecord(keyID: kid, algorithm: "ES256", publicJWK: "{}", privateJWK: "{}", sealed: false, createdAt: created,
-                         retiredAt: retired, publishUntil: publishUntil ?? retired.map { $0 + 10 })
+        SigningKeyRecord(
+            keyID: kid, algorithm: "ES256", publicJWK: "{}", privateJWK: "{}", sealed: false, createdAt: created,
+            retiredAt: retired, publishUntil: publishUntil ?? retired.map { $0 + 10 })
     }
 
     /// The store contract (SessionStoreTransaction.purge): a session goes when it is revoked or
@@ -64,7 +66,8 @@ import Testing
         let now = Self.now
         try await Harness.withStore(.sqlite) { t in
             try await t.executeRaw("INSERT INTO users (id, created_at) VALUES ('u', \(now - 100))")
-            try await t.executeRaw("""
+            try await t.executeRaw(
+                """
                 INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, last_used_at, idle_expires_at) VALUES
                   ('null-idle-live', 'u', 'c', \(now - 100), \(now + 1), \(now - 100), NULL),
                   ('null-idle-over', 'u', 'c', \(now - 100), \(now), \(now - 100), NULL)

@@ -22,15 +22,15 @@ import Testing
             let clock = TestClock()
             let throttle = Throttle(store: t.store, clock: clock.tokenClock)
             let limit = RateLimit(count: 3, window: 60)
-            #expect(try await throttle.hit("k", limit: limit) == .allowed)      // t = 0
+            #expect(try await throttle.hit("k", limit: limit) == .allowed)  // t = 0
             clock.advance(20)
-            #expect(try await throttle.hit("k", limit: limit) == .allowed)      // t = 20
-            #expect(try await throttle.hit("k", limit: limit) == .allowed)      // t = 20
+            #expect(try await throttle.hit("k", limit: limit) == .allowed)  // t = 20
+            #expect(try await throttle.hit("k", limit: limit) == .allowed)  // t = 20
             #expect(try await throttle.hit("k", limit: limit) == .refused(retryAfter: 40))
             #expect(try await throttle.hit("other", limit: limit) == .allowed)  // keys are separate
-            clock.advance(39)                                                   // t = 59: the first is still in the window
+            clock.advance(39)  // t = 59: the first is still in the window
             #expect(try await throttle.check("k", limit: limit) == .refused(retryAfter: 1))
-            clock.advance(1)                                                    // t = 60: it has left
+            clock.advance(1)  // t = 60: it has left
             #expect(try await throttle.check("k", limit: limit) == .allowed)
             #expect(try await throttle.hit("k", limit: limit) == .allowed)
             #expect(try await throttle.hit("k", limit: limit) == .refused(retryAfter: 20))

@@ -15,17 +15,19 @@ import Testing
 
             // Verified with a plain JOSE verifier over the published JWKS, not our own verifier.
             let jwks = try JWKSet(json: try await sessions.keyRing.jwks().jsonString())
-            let verifier = JWTVerifier(keys: jwks, options: VerifierOptions(
-                issuers: ["https://auth.test"], audiences: ["https://api.test"], type: "at+jwt", clock: clock.tokenClock))
+            let verifier = JWTVerifier(
+                keys: jwks,
+                options: VerifierOptions(
+                    issuers: ["https://auth.test"], audiences: ["https://api.test"], type: "at+jwt", clock: clock.tokenClock))
             let token = try verifier.verify(pair.accessToken)
-            #expect(token.header.type == "at+jwt")                       // RFC 9068 §2.1
+            #expect(token.header.type == "at+jwt")  // RFC 9068 §2.1
             #expect(token.header.algorithm == .es256)
             let c = token.claims
             #expect(c.issuer == "https://auth.test")
             #expect(c.subject == "alice")
             #expect(c.audience == ["https://api.test"])
             #expect(c["iat"]?.intValue == clock.now)
-            #expect(c["exp"]?.intValue == clock.now + 1800)               // 30 minutes by default
+            #expect(c["exp"]?.intValue == clock.now + 1800)  // 30 minutes by default
             #expect(c["client_id"]?.stringValue == "ios-app")
             #expect(c["sid"]?.stringValue == pair.sessionID)
             #expect((c.jwtID ?? "").count >= 22)

@@ -15,9 +15,9 @@ import Testing
             #expect(first.created)
             let again = try await sessions.signIn(with: google)
             #expect(!again.created && again.userID == first.userID)
-            #expect(again.tokens.sessionID != first.tokens.sessionID)   // one session per sign-in
+            #expect(again.tokens.sessionID != first.tokens.sessionID)  // one session per sign-in
             let other = try await sessions.signIn(with: Conformance.identity("apple", "1234567890"))
-            #expect(other.created && other.userID != first.userID)    // (provider, subject), not subject alone
+            #expect(other.created && other.userID != first.userID)  // (provider, subject), not subject alone
             let stored = try #require(try await t.store.transaction { tx in try await tx.identity(provider: "google", subject: "1234567890") })
             #expect(stored.email == "a@example.com" && stored.emailVerified && stored.userID == first.userID)
         }
@@ -45,7 +45,7 @@ import Testing
             let bob = try await sessions.signIn(with: Conformance.identity("google", "g-bob")).userID
             clock.advance(1)
             try await sessions.link(Conformance.identity("apple", "a-alice"), to: alice)
-            try await sessions.link(Conformance.identity("apple", "a-alice"), to: alice)   // idempotent
+            try await sessions.link(Conformance.identity("apple", "a-alice"), to: alice)  // idempotent
             #expect(await Conformance.code { try await sessions.link(Conformance.identity("google", "g-bob"), to: alice) } == "identity_in_use")
             #expect(await Conformance.code { try await sessions.link(Conformance.identity("facebook", "f"), to: "nobody") } == "user_not_found")
             let list = try await sessions.identities(of: alice)

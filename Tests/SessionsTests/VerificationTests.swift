@@ -12,7 +12,7 @@ import Testing
             let sessions = Conformance.manager(t.store, clock)
             _ = try await sessions.ensureUser(id: "alice")
             let pair = try await sessions.issueTokens(userID: "alice")
-            let published = try await sessions.keyRing.jwks().jsonString()   // what the resource server fetched
+            let published = try await sessions.keyRing.jwks().jsonString()  // what the resource server fetched
             let jwks = try JWKSet(json: published)
             func verifier(iss: String = "https://auth.test", aud: String = "https://api.test") -> AccessTokenVerifier {
                 AccessTokenVerifier(keys: jwks, issuer: iss, audience: aud, leeway: 60, clock: clock.tokenClock)
@@ -56,10 +56,10 @@ import Testing
 
             _ = try await sessions.refresh(pair.refreshToken)
             let spent = try await sessions.introspect(pair.refreshToken)
-            #expect(!spent.active && spent.response.map(\.key) == ["active"])   // RFC 7662 §2.2: nothing else
+            #expect(!spent.active && spent.response.map(\.key) == ["active"])  // RFC 7662 §2.2: nothing else
             #expect(spent.reason?.code == .refreshTokenReused)
 
-            try await sessions.revoke(pair.accessToken)   // logout by access token: its sid
+            try await sessions.revoke(pair.accessToken)  // logout by access token: its sid
             let revoked = try await sessions.introspect(pair.accessToken)
             #expect(!revoked.active && revoked.reason?.code == .sessionRevoked)
             let garbage = try await sessions.introspect("not.a.token")

@@ -17,7 +17,8 @@ import Testing
     static func drawnGraph() throws -> [String: Set<String>] {
         let page = try String(contentsOf: CLI.packageRoot.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
         guard let section = page.range(of: "## Modules"), let open = page.range(of: "```text\n", range: section.upperBound..<page.endIndex),
-              let close = page.range(of: "```", range: open.upperBound..<page.endIndex) else { return [:] }
+            let close = page.range(of: "```", range: open.upperBound..<page.endIndex)
+        else { return [:] }
         var graph: [String: Set<String>] = [:]
         for line in page[open.upperBound..<close.lowerBound].split(separator: "\n") {
             let sides = line.components(separatedBy: "→")
@@ -46,7 +47,8 @@ import Testing
         for line in text.split(separator: "\n") {
             let words = line.split(separator: " ").filter { !$0.hasPrefix("@") }
             guard let i = words.firstIndex(of: "import"), i + 1 < words.count,
-                  words[..<i].allSatisfy({ ["public", "internal", "package", "private", "fileprivate"].contains($0) }) else { continue }
+                words[..<i].allSatisfy({ ["public", "internal", "package", "private", "fileprivate"].contains($0) })
+            else { continue }
             found.insert(String(words[i + 1]))
         }
         return found

@@ -6,8 +6,10 @@ import Testing
 /// `tokentool bench` (docs/performance.md): every algorithm with its raw rows, in the JSON shape the
 /// peer harness reads; and the table's number formatting (`fixed`, which replaced `String(format:)`).
 @Suite struct BenchTests {
-    private static let algorithms = ["HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
-                                     "ES256", "ES384", "ES512", "EdDSA"]
+    private static let algorithms = [
+        "HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
+        "ES256", "ES384", "ES512", "EdDSA",
+    ]
 
     private func rows(_ r: CLI.Result) throws -> [[String: Any]] {
         try r.stdout.split(separator: "\n").map { line in
@@ -39,7 +41,7 @@ import Testing
         #expect(rows.count == 1)
         #expect(rows.first?["op"] as? String == "verify")
         #expect(rows.first?["threads"] as? Int == 2)
-        #expect(rows.first?["iterations"] as? Int == 10)   // the total of both threads
+        #expect(rows.first?["iterations"] as? Int == 10)  // the total of both threads
     }
 
     @Test func tableShowsOverheadAgainstTheRawRow() throws {

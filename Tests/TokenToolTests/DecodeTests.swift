@@ -31,8 +31,8 @@ import Testing
         let r = try s.tokentool("decode", "--now", String(RFC7515A1.exp + 3 * 3600), RFC7515A1.token)
         #expect(r.status == 0, "\(r)")
         #expect(r.stdout.contains("NOT VERIFIED"))
-        #expect(r.stdout.contains("\"iss\": \"joe\""))      // pretty-printed payload
-        #expect(r.stdout.contains("\"alg\": \"HS256\""))    // pretty-printed header
+        #expect(r.stdout.contains("\"iss\": \"joe\""))  // pretty-printed payload
+        #expect(r.stdout.contains("\"alg\": \"HS256\""))  // pretty-printed header
         #expect(r.stdout.contains("exp  \(expDate)  expired 3h ago"))
         let soon = try s.tokentool("decode", "--now", String(RFC7515A1.exp - 29 * 60), RFC7515A1.token)
         #expect(soon.stdout.contains("expires in 29m"), "\(soon)")

@@ -76,9 +76,13 @@ import Testing
             let key = i * (expected.count + 1) + j
             if let m = memo[key] { return m }
             let r: Bool
-            if j == expected.count { r = i == actual.count }
-            else if expected[j] == "…" { r = go(i, j + 1) || (i < actual.count && go(i + 1, j)) }
-            else { r = i < actual.count && lineMatches(actual[i], expected[j]) && go(i + 1, j + 1) }
+            if j == expected.count {
+                r = i == actual.count
+            } else if expected[j] == "…" {
+                r = go(i, j + 1) || (i < actual.count && go(i + 1, j))
+            } else {
+                r = i < actual.count && lineMatches(actual[i], expected[j]) && go(i + 1, j + 1)
+            }
             memo[key] = r
             return r
         }
@@ -107,7 +111,9 @@ import Testing
             #expect(r.status == 0, "\(page):\(block.line): example failed:\n\(block.text)\n\(r.stdout)")
             if k + 1 < blocks.count, blocks[k + 1].language == "text", blocks[k + 1].followsDirectly {
                 let expected = Self.lines(blocks[k + 1].text), actual = Self.lines(r.stdout)
-                #expect(Self.matches(actual, expected), "\(page):\(blocks[k + 1].line): output differs.\n--- expected\n\(expected.joined(separator: "\n"))\n--- actual\n\(actual.joined(separator: "\n"))")
+                #expect(
+                    Self.matches(actual, expected),
+                    "\(page):\(blocks[k + 1].line): output differs.\n--- expected\n\(expected.joined(separator: "\n"))\n--- actual\n\(actual.joined(separator: "\n"))")
             }
         }
         if ["README.md", "docs/tokens.md", "docs/keys.md", "docs/cli.md", "docs/errors.md"].contains(page) {
@@ -128,14 +134,14 @@ import Testing
     /// `false` in the core-only build (TOKENTOOL_CORE_ONLY=1).
     static var isFullBuild: Bool {
         #if canImport(Sessions)
-        true
+            true
         #else
-        false
+            false
         #endif
     }
 
     @Test func demoScriptRunsEverySection() throws {
-        guard Self.isFullBuild else { return }   // its session sections need the full build
+        guard Self.isFullBuild else { return }  // its session sections need the full build
         let s = try Scratch()
         let r = try CLI.sh("'\(CLI.packageRoot.path)/scripts/demo.sh' '\(CLI.binary.path)' 2>&1", in: s.url)
         #expect(r.status == 0, "\(r)")

@@ -5,11 +5,11 @@ import JOSE
 import Testing
 @testable import tokentool
 #if canImport(Sessions)
-import Identity
-import Sessions
+    import Identity
+    import Sessions
 #endif
 #if canImport(AuthServer)
-import AuthServer
+    import AuthServer
 #endif
 
 /// The error registry: every code each module declares has a class, a CLI exit code and a row in
@@ -19,10 +19,10 @@ import AuthServer
     static let allCodes: [TokenError.Code] = {
         var codes = TokenError.Code.joseCodes
         #if canImport(Sessions)
-        codes += TokenError.Code.identityCodes + TokenError.Code.sessionsCodes
+            codes += TokenError.Code.identityCodes + TokenError.Code.sessionsCodes
         #endif
         #if canImport(AuthServer)
-        codes += TokenError.Code.authServerCodes
+            codes += TokenError.Code.authServerCodes
         #endif
         return codes
     }()
@@ -72,9 +72,9 @@ import AuthServer
         // The class table's rows (`| \`rejected\` | … |`) name classes, not codes.
         let documented = Set(try Self.documentedClasses().keys).subtracting(TokenError.Kind.allCases.map(\.rawValue))
         #if canImport(Sessions)
-        #expect(documented.subtracting(declared).isEmpty, "documented but not declared: \(documented.subtracting(declared).sorted())")
+            #expect(documented.subtracting(declared).isEmpty, "documented but not declared: \(documented.subtracting(declared).sorted())")
         #else
-        #expect(declared.isSubset(of: documented))
+            #expect(declared.isSubset(of: documented))
         #endif
     }
 
@@ -87,7 +87,8 @@ import AuthServer
             for line in page.split(separator: "\n") where line.hasPrefix("| `") {
                 let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
                 guard cells.count > 3, let code = codes[cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))],
-                      let exit = Int32(cells[2]) else { continue }
+                    let exit = Int32(cells[2])
+                else { continue }
                 #expect(exit == code.kind.exitCode.rawValue, "docs/\(name): \(code) is listed with exit \(exit)")
             }
         }

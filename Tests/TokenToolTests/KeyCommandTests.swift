@@ -9,15 +9,16 @@ import Testing
         try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
     }
 
-    @Test(arguments: [
-        (["--type", "rsa"], "RSA", nil),
-        (["--type", "rsa", "--bits", "3072"], "RSA", nil),
-        (["--type", "ec"], "EC", "P-256"),
-        (["--type", "ec", "--curve", "P-384"], "EC", "P-384"),
-        (["--type", "ec", "--alg", "ES512"], "EC", "P-521"),
-        (["--type", "okp"], "OKP", "Ed25519"),
-        (["--type", "oct"], "oct", nil),
-    ] as [([String], String, String?)])
+    @Test(
+        arguments: [
+            (["--type", "rsa"], "RSA", nil),
+            (["--type", "rsa", "--bits", "3072"], "RSA", nil),
+            (["--type", "ec"], "EC", "P-256"),
+            (["--type", "ec", "--curve", "P-384"], "EC", "P-384"),
+            (["--type", "ec", "--alg", "ES512"], "EC", "P-521"),
+            (["--type", "okp"], "OKP", "Ed25519"),
+            (["--type", "oct"], "oct", nil),
+        ] as [([String], String, String?)])
     func keygenWritesPrivateKeysWithMode0600(flags: [String], kty: String, crv: String?) throws {
         let s = try Scratch()
         let r = try s.tokentool(args: ["keygen"] + flags + ["--out", "key.jwk"])

@@ -24,17 +24,20 @@ import Testing
             try s.sh("openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 2>/dev/null | openssl rsa -traditional -out key.pem 2>/dev/null")
             #expect(try s.read("key.pem").hasPrefix("-----BEGIN RSA PRIVATE KEY-----"))
         }
-        try s.sh("""
+        try s.sh(
+            """
             openssl pkey -in key.pem -pubout -out spki.pem
             openssl rsa -in key.pem -RSAPublicKey_out -out pkcs1.pem 2>/dev/null
             openssl req -x509 -new -key key.pem -subj /CN=tokentool-test -days 2 -out cert.pem 2>/dev/null
             """)
         #expect(try s.read("pkcs1.pem").hasPrefix("-----BEGIN RSA PUBLIC KEY-----"))
-        let rs256 = try Self.opensslToken(s, header: #"{"alg":"RS256","typ":"JWT"}"#, payload: Self.payload,
-                                          sign: "openssl dgst -sha256 -sign key.pem -out sig input")
+        let rs256 = try Self.opensslToken(
+            s, header: #"{"alg":"RS256","typ":"JWT"}"#, payload: Self.payload,
+            sign: "openssl dgst -sha256 -sign key.pem -out sig input")
         // RFC 7518 §3.5: PS256 uses MGF1 with SHA-256 and a 32-byte salt.
-        let ps256 = try Self.opensslToken(s, header: #"{"alg":"PS256"}"#, payload: Self.payload,
-                                          sign: "openssl dgst -sha256 -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:32 -sign key.pem -out sig input")
+        let ps256 = try Self.opensslToken(
+            s, header: #"{"alg":"PS256"}"#, payload: Self.payload,
+            sign: "openssl dgst -sha256 -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:32 -sign key.pem -out sig input")
         for keyFile in ["key.pem", "spki.pem", "pkcs1.pem", "cert.pem"] {
             for token in [rs256, ps256] {
                 let r = try s.tokentool("verify", "--key", keyFile, "--json", token)
@@ -63,8 +66,9 @@ import Testing
     @Test func ed25519BothWays() throws {
         let s = try Scratch()
         try s.sh("openssl genpkey -algorithm ed25519 -out key.pem && openssl pkey -in key.pem -pubout -out pub.pem")
-        let token = try Self.opensslToken(s, header: #"{"alg":"EdDSA"}"#, payload: Self.payload,
-                                          sign: "openssl pkeyutl -sign -inkey key.pem -rawin -in input -out sig")
+        let token = try Self.opensslToken(
+            s, header: #"{"alg":"EdDSA"}"#, payload: Self.payload,
+            sign: "openssl pkeyutl -sign -inkey key.pem -rawin -in input -out sig")
         let r = try s.tokentool("verify", "--key", "pub.pem", token)
         #expect(r.status == 0, "\(r)")
         #expect(r.stdout.contains("Ed25519 public key"))
@@ -85,7 +89,9 @@ import Testing
         let s = try Scratch()
         try s.sh("openssl ecparam -name prime256v1 -genkey -noout -out key.pem && openssl ec -in key.pem -pubout -out pub.pem 2>/dev/null")
         #expect(try s.read("key.pem").hasPrefix("-----BEGIN EC PRIVATE KEY-----"))
-        try s.write("der2raw.py", """
+        try s.write(
+            "der2raw.py",
+            """
             import sys
             d = open(sys.argv[1], 'rb').read()
             assert d[0] == 0x30
@@ -97,7 +103,9 @@ import Testing
                 out += v.lstrip(b'\\x00').rjust(32, b'\\x00')
             open(sys.argv[2], 'wb').write(out)
             """)
-        try s.write("raw2der.py", """
+        try s.write(
+            "raw2der.py",
+            """
             import sys
             r = open(sys.argv[1], 'rb').read()
             def integer(b):
@@ -107,8 +115,9 @@ import Testing
             body = integer(r[:32]) + integer(r[32:])
             open(sys.argv[2], 'wb').write(bytes([0x30, len(body)]) + body)
             """)
-        let token = try Self.opensslToken(s, header: #"{"alg":"ES256"}"#, payload: Self.payload,
-                                          sign: "openssl dgst -sha256 -sign key.pem -out sig.der input && python3 der2raw.py sig.der sig")
+        let token = try Self.opensslToken(
+            s, header: #"{"alg":"ES256"}"#, payload: Self.payload,
+            sign: "openssl dgst -sha256 -sign key.pem -out sig.der input && python3 der2raw.py sig.der sig")
         let r = try s.tokentool("verify", "--json", "--key", "pub.pem", token)
         #expect(r.status == 0, "\(r)")
         // The DER form itself is not a JWS signature.

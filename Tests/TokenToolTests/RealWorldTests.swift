@@ -24,17 +24,19 @@ import Testing
 
     static let cases: [Case] = {
         guard let data = try? Data(contentsOf: folder.appendingPathComponent("cases.json")),
-              let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-              let list = root["cases"] as? [[String: Any]] else { return [] }
+            let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            let list = root["cases"] as? [[String: Any]]
+        else { return [] }
         return list.map { c in
             let expect = c["expect"] as? [String: Any] ?? [:]
             let idp = (c["idp"] as? [String: Any]).map {
                 (provider: $0["provider"] as? String ?? "", clientID: $0["client_id"] as? String ?? "", valid: $0["expect_valid"] as? Bool ?? false)
             }
-            return Case(name: c["name"] as? String ?? "?", token: c["token"] as? String ?? "", keyFile: c["key_file"] as? String ?? "",
-                        keyMode: c["key_mode"] as? String ?? "", kid: c["kid"] as? String, jws: c["jws"] as? Bool ?? false,
-                        now: (c["now"] as? NSNumber)?.int64Value, valid: expect["valid"] as? Bool ?? false, sub: expect["sub"] as? String,
-                        idp: idp)
+            return Case(
+                name: c["name"] as? String ?? "?", token: c["token"] as? String ?? "", keyFile: c["key_file"] as? String ?? "",
+                keyMode: c["key_mode"] as? String ?? "", kid: c["kid"] as? String, jws: c["jws"] as? Bool ?? false,
+                now: (c["now"] as? NSNumber)?.int64Value, valid: expect["valid"] as? Bool ?? false, sub: expect["sub"] as? String,
+                idp: idp)
         }
     }()
 

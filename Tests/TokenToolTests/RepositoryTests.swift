@@ -15,8 +15,11 @@ import Testing
     static let outsideReferences: [(name: String, regex: NSRegularExpression)] = {
         // The notes' names are upper case: docs/server.md and docs/cli.md are ours.
         let notes = ["SERVER", "CLI", "DESIGN", "STYLE"].map { ($0 + ".md", #"\b"# + $0 + #"\.md"#, NSRegularExpression.Options()) }
-        let patterns = [("a numbered issue", "issue [0-9]", NSRegularExpression.Options.caseInsensitive),
-                        ("the shared notes folder", #"\.\./"# + "shared", [])] + notes
+        let patterns =
+            [
+                ("a numbered issue", "issue [0-9]", NSRegularExpression.Options.caseInsensitive),
+                ("the shared notes folder", #"\.\./"# + "shared", []),
+            ] + notes
         return patterns.map { (name, pattern, options) in (name, try! NSRegularExpression(pattern: pattern, options: options)) }
     }()
 
@@ -65,8 +68,10 @@ import Testing
     }
 
     @Test func theScanFindsEachKindOfReference() {
-        let sample = ["see issue " + "6", "(Issue " + "11 item 3)", "SERVER" + ".md \"Errors\"", "the " + "CLI" + ".md table",
-                      "DESIGN" + ".md", "STYLE" + ".md", "../../" + "shared/x"]
+        let sample = [
+            "see issue " + "6", "(Issue " + "11 item 3)", "SERVER" + ".md \"Errors\"", "the " + "CLI" + ".md table",
+            "DESIGN" + ".md", "STYLE" + ".md", "../../" + "shared/x",
+        ]
         for line in sample {
             #expect(Self.hits(in: line, path: "x").count == 1, "\(line)")
         }

@@ -14,9 +14,10 @@ import Testing
     @Test func setParsesJSONElseString() throws {
         let s = try Scratch()
         try s.write("key.jwk", RFC7515A1.jwk)
-        let r = try s.tokentool("sign", "--key", "key.jwk", "--now", String(Self.now),
-                                "--set", "n=5", "--set", "b=true", "--set", "s=hello world", "--set", "q=\"5\"",
-                                "--set", #"o={"a":[1,2]}"#, "--set", #"aud=["api","web"]"#, "--set", "sub=42", "--set", "empty=")
+        let r = try s.tokentool(
+            "sign", "--key", "key.jwk", "--now", String(Self.now),
+            "--set", "n=5", "--set", "b=true", "--set", "s=hello world", "--set", "q=\"5\"",
+            "--set", #"o={"a":[1,2]}"#, "--set", #"aud=["api","web"]"#, "--set", "sub=42", "--set", "empty=")
         #expect(r.status == 0, "\(r)")
         let token = r.stdout.trimmingCharacters(in: .newlines)
         let p = try Self.payload(s, token)
@@ -26,7 +27,7 @@ import Testing
         #expect(p["q"] as? String == "5")
         #expect(((p["o"] as? [String: Any])?["a"] as? [Int]) == [1, 2])
         #expect(p["aud"] as? [String] == ["api", "web"])
-        #expect(p["sub"] as? String == "42")   // StringOrURI (RFC 7519 §4.1.2) stays a string
+        #expect(p["sub"] as? String == "42")  // StringOrURI (RFC 7519 §4.1.2) stays a string
         #expect(p["empty"] as? String == "")
         #expect((p["iat"] as? NSNumber)?.int64Value == Self.now)
         #expect(p["exp"] == nil)
@@ -49,11 +50,13 @@ import Testing
         let token = r.stdout.trimmingCharacters(in: .newlines)
         let parts = token.split(separator: ".").map(String.init)
         try #require(parts.count == 3)
-        let expected = try s.sh("""
+        let expected = try s.sh(
+            """
             python3 -c 'import hmac,hashlib,base64,sys
             k=base64.urlsafe_b64decode("\(RFC7515A1.jwk.split(separator: "\"")[7])==")
             print(base64.urlsafe_b64encode(hmac.new(k,sys.argv[1].encode(),hashlib.sha256).digest()).rstrip(b"=").decode())' '\(parts[0]).\(parts[1])'
-            """).trimmingCharacters(in: .whitespacesAndNewlines)
+            """
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(parts[2] == expected)
         let p = try Self.payload(s, token)
         #expect(p["iat"] == nil)
@@ -67,7 +70,7 @@ import Testing
         let file = try s.tokentool("sign", "--key", "key.jwk", "--claims", "claims.json", "--set", "sub=bob")
         #expect(file.status == 0, "\(file)")
         let p = try Self.payload(s, file.stdout.trimmingCharacters(in: .newlines))
-        #expect(p["sub"] as? String == "bob")             // --set wins over the file
+        #expect(p["sub"] as? String == "bob")  // --set wins over the file
         #expect((p["iat"] as? NSNumber)?.int64Value == 1000)  // an explicit iat is kept
         let decoded = try s.tokentool("decode", "--json", file.stdout.trimmingCharacters(in: .newlines))
         #expect(decoded.stdout.contains("9007199254740993"))  // every digit of 2^53+1
@@ -90,10 +93,12 @@ import Testing
         try s.write("key.jwk", RFC7515A1.jwk)
         try s.write("pub.jwk", RFC7520ES512.publicJWK)
         try s.write("notobject.json", "[1,2]")
-        for flags in [[String](), ["--key", "pub.jwk"], ["--key", "key.jwk", "--alg", "RS256"], ["--key", "key.jwk", "--alg", "none"],
-                      ["--key", "key.jwk", "--expires-in", "soon"], ["--key", "key.jwk", "--expires-in", "0s"],
-                      ["--key", "key.jwk", "--set", "novalue"], ["--key", "key.jwk", "--claims", "notobject.json"],
-                      ["--key", "missing.jwk"], ["--key", "key.jwk", "--secret-file", "key.jwk"]] {
+        for flags in [
+            [String](), ["--key", "pub.jwk"], ["--key", "key.jwk", "--alg", "RS256"], ["--key", "key.jwk", "--alg", "none"],
+            ["--key", "key.jwk", "--expires-in", "soon"], ["--key", "key.jwk", "--expires-in", "0s"],
+            ["--key", "key.jwk", "--set", "novalue"], ["--key", "key.jwk", "--claims", "notobject.json"],
+            ["--key", "missing.jwk"], ["--key", "key.jwk", "--secret-file", "key.jwk"],
+        ] {
             let r = try s.tokentool(args: ["sign"] + flags)
             #expect(r.status == 2, "\(flags): \(r)")
             #expect(r.stdout.isEmpty)

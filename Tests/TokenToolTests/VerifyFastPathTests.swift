@@ -61,9 +61,10 @@ import Testing
     @Test func knowsExactlyTheOptionsOfVerify() {
         let help = Verify.helpMessage(columns: 1000)
         let usage = help.split(separator: "\n").filter { $0.hasPrefix("  -") }
-        let declared = Set(usage.compactMap { line in
-            line.split(separator: " ").first { $0.hasPrefix("--") }.map { String($0.split(separator: ",")[0]) }
-        })
+        let declared = Set(
+            usage.compactMap { line in
+                line.split(separator: " ").first { $0.hasPrefix("--") }.map { String($0.split(separator: ",")[0]) }
+            })
         #expect(declared.subtracting(["--help"]) == VerifyRequest.fastPathNames)
     }
 
@@ -77,13 +78,13 @@ import Testing
         let cases: [[String]] = [
             ["--key", "key.jwk", "--now", before, RFC7515A1.token],
             ["--key", "key.jwk", "--now", before, "--json", RFC7515A1.token],
-            ["--key", "key.jwk", RFC7515A1.token],                                  // expired
+            ["--key", "key.jwk", RFC7515A1.token],  // expired
             ["--key", "key.jwk", "--json", RFC7515A1.token],
-            ["--key", "other.jwk", "--now", before, RFC7515A1.token],               // wrong key
-            ["--key", "missing.jwk", "--now", before, RFC7515A1.token],             // configuration error
+            ["--key", "other.jwk", "--now", before, RFC7515A1.token],  // wrong key
+            ["--key", "missing.jwk", "--now", before, RFC7515A1.token],  // configuration error
             ["--key", "key.jwk", "--now", before, "--iss", "mallory", RFC7515A1.token],
             ["--key", "key.jwk", "--jws", RFC7515A1.token],
-            ["--key", "key.jwk", "--jws", "--iss", "joe", RFC7515A1.token],       // refused combination
+            ["--key", "key.jwk", "--jws", "--iss", "joe", RFC7515A1.token],  // refused combination
             ["--key", "key.jwk", "--now", before, "--alg", "RS256", RFC7515A1.token],
             ["--key", "key.jwk", "--now", before, "not-a-token"],
         ]
@@ -97,6 +98,6 @@ import Testing
             #expect(fast.stderr == slow.stderr, "\(words)")
             statuses.insert(fast.status)
         }
-        #expect(statuses == [0, 1, 2])   // the cases cover valid, rejected and configuration errors
+        #expect(statuses == [0, 1, 2])  // the cases cover valid, rejected and configuration errors
     }
 }

@@ -15,7 +15,7 @@ import Testing
         #expect(o["valid"] as? Bool == true)
         #expect((o["header"] as? [String: Any])?["alg"] as? String == "HS256")
         #expect((o["payload"] as? [String: Any])?["iss"] as? String == "joe")
-        #expect(o["kid"] is NSNull)   // the RFC's key has no kid
+        #expect(o["kid"] is NSNull)  // the RFC's key has no kid
 
         let human = try s.tokentool("verify", "--key", "key.jwk", "--now", before, RFC7515A1.token)
         #expect(human.status == 0)
@@ -61,7 +61,7 @@ import Testing
         #expect(error["code"] as? String == "expired")
         #expect((error["message"] as? String)?.contains("2011-03-22T18:43:00Z") == true)
         #expect(r.stderr.isEmpty)
-        let human = try s.tokentool("verify", "--key", "key.jwk", RFC7515A1.token)   // real clock: long expired
+        let human = try s.tokentool("verify", "--key", "key.jwk", RFC7515A1.token)  // real clock: long expired
         #expect(human.status == 1)
         #expect(human.stdout.isEmpty)
         #expect(human.stderr == "error: expired: token expired at 2011-03-22T18:43:00Z\n")
@@ -70,21 +70,22 @@ import Testing
         #expect(try s.tokentool("verify", "--key", "key.jwk", "--now", String(RFC7515A1.exp + 30), "--leeway", "1m", RFC7515A1.token).status == 0)
     }
 
-    @Test(arguments: [
-        (["--iss", "joe"], 0, nil),
-        (["--iss", "bob"], 1, "invalid_issuer"),
-        (["--iss", "bob", "--iss", "joe"], 0, nil),
-        (["--aud", "api"], 1, "missing_claim"),
-        (["--require", "sub"], 1, "missing_claim"),
-        (["--require", "http://example.com/is_root"], 0, nil),
-        (["--typ", "JWT"], 0, nil),
-        (["--typ", "at+jwt"], 1, "invalid_claim"),
-        (["--alg", "HS256"], 0, nil),
-        (["--alg", "HS512"], 1, "algorithm_not_allowed"),
-        (["--alg", "RS256"], 1, "algorithm_not_allowed"),
-        (["--alg", "none"], 2, "invalid_input"),
-        (["--leeway", "soon"], 2, "invalid_input"),
-    ] as [([String], Int32, String?)])
+    @Test(
+        arguments: [
+            (["--iss", "joe"], 0, nil),
+            (["--iss", "bob"], 1, "invalid_issuer"),
+            (["--iss", "bob", "--iss", "joe"], 0, nil),
+            (["--aud", "api"], 1, "missing_claim"),
+            (["--require", "sub"], 1, "missing_claim"),
+            (["--require", "http://example.com/is_root"], 0, nil),
+            (["--typ", "JWT"], 0, nil),
+            (["--typ", "at+jwt"], 1, "invalid_claim"),
+            (["--alg", "HS256"], 0, nil),
+            (["--alg", "HS512"], 1, "algorithm_not_allowed"),
+            (["--alg", "RS256"], 1, "algorithm_not_allowed"),
+            (["--alg", "none"], 2, "invalid_input"),
+            (["--leeway", "soon"], 2, "invalid_input"),
+        ] as [([String], Int32, String?)])
     func claimAndAlgorithmChecks(flags: [String], status: Int32, code: String?) throws {
         let s = try Scratch()
         try s.write("key.jwk", RFC7515A1.jwk)
@@ -142,7 +143,9 @@ import Testing
         let refused = try s.tokentool("verify", "--json", "--key", "pub.pem", token)
         #expect(refused.status == 1)
         #expect(refused.errorCode == "key_not_found")
-        #expect((refused.json?["error"] as? [String: Any])?["message"] as? String == #"no trusted key has kid "2027-01"; pub.pem has no kid: pass --kid "2027-01" to use it for this token"#)
+        #expect(
+            (refused.json?["error"] as? [String: Any])?["message"] as? String
+                == #"no trusted key has kid "2027-01"; pub.pem has no kid: pass --kid "2027-01" to use it for this token"#)
         let paired = try s.tokentool("verify", "--json", "--key", "pub.pem", "--kid", "2027-01", token)
         #expect(paired.status == 0, "\(paired)")
         #expect(paired.json?["kid"] as? String == "2027-01")
@@ -171,7 +174,7 @@ import Testing
             #expect(human.status == 2)
             #expect(human.stderr.hasPrefix("error: invalid_"), "\(flags): \(human)")
         }
-        #expect(try s.tokentool("verify", "--key").status == 2)   // ArgumentParser usage error
+        #expect(try s.tokentool("verify", "--key").status == 2)  // ArgumentParser usage error
     }
 
     @Test func tokenFromStandardInput() throws {

@@ -1,6 +1,6 @@
 public import Foundation
 import JOSE
-public import Sessions   // RateLimit
+public import Sessions  // RateLimit
 
 /// The server's configuration file (docs/server.md, "The config"), parsed strictly: unknown
 /// members are an error naming their JSON path, durations and rates are parsed, relative paths
@@ -85,8 +85,9 @@ public struct ServerConfig: Sendable {
         }
         guard let object = value.objectValue else { throw TokenError(.invalidConfiguration, "the config must be a JSON object") }
         var top = ConfigObject(object, path: "")
-        var config = ServerConfig(publicURL: "", store: "", masterKeyFile: nil, limits: Limits(), trustedProxyHeader: nil,
-                                  apps: [:], providerURLs: ProviderURLs(), clients: [:], directory: directory)
+        var config = ServerConfig(
+            publicURL: "", store: "", masterKeyFile: nil, limits: Limits(), trustedProxyHeader: nil,
+            apps: [:], providerURLs: ProviderURLs(), clients: [:], directory: directory)
         config.publicURL = try top.requiredString("public_url")
         guard let u = URL(string: config.publicURL), ["http", "https"].contains(u.scheme ?? ""), u.host != nil, u.query == nil, u.fragment == nil else {
             throw top.error("public_url", "must be an absolute http or https URL without query or fragment")

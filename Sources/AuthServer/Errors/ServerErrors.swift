@@ -50,7 +50,8 @@ struct ErrorMapping: Sendable, Hashable {
         put([.invalidParameter, .invalidInput, .invalidEmail], 400, "InvalidParameter")
         put([.invalidPassword], 400, "InvalidPassword")
         put([.userpassTokenInvalid], 400, "UserpassTokenInvalid")
-        put([.invalidSession, .sessionRevoked, .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken],
+        put(
+            [.invalidSession, .sessionRevoked, .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken],
             401, "InvalidSession")
         put([.authFailed, .loginFailed, .emailNotConfirmed, .customFunctionRefused], 401, "AuthError")
         put([.userDisabled], 403, "UserDisabled")

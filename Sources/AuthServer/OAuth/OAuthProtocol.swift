@@ -129,10 +129,10 @@ enum OAuthCaller: Sendable, Hashable {
     private static func basic(_ header: String, config: ServerConfig, namedInBody: String?) throws -> String {
         let refused = OAuthError.invalidClient("client authentication failed")
         guard header.utf8.count <= 4096, header.lowercased().hasPrefix("basic "),
-              let decoded = Data(base64Encoded: header.dropFirst(6).trimmingCharacters(in: .whitespaces)),
-              let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":"),
-              let id = text[..<colon].replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
-              let secret = text[text.index(after: colon)...].replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            let decoded = Data(base64Encoded: header.dropFirst(6).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":"),
+            let id = text[..<colon].replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
+            let secret = text[text.index(after: colon)...].replacingOccurrences(of: "+", with: " ").removingPercentEncoding
         else { throw refused }
         guard let client = config.clients[id], ConstantTime.equals(Array(secret.utf8), client.secret) else { throw refused }
         let matched = id

@@ -48,8 +48,10 @@ public enum AccountPages {
         let digest = Data(SHA2.sha256(Array(style.utf8))).base64EncodedString()
         return [
             (name: "Content-Type", value: "text/html; charset=utf-8"),
-            (name: "Content-Security-Policy",
-             value: "default-src 'none'; style-src 'sha256-\(digest)'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"),
+            (
+                name: "Content-Security-Policy",
+                value: "default-src 'none'; style-src 'sha256-\(digest)'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+            ),
             (name: "Referrer-Policy", value: "no-referrer"),
             (name: "Cache-Control", value: "no-store"),
             (name: "X-Content-Type-Options", value: "nosniff"),
@@ -69,30 +71,33 @@ public enum AccountPages {
         case .linkProblem(let problem, let purpose):
             title = purpose == .confirm ? "Cannot confirm" : "Cannot reset the password"
             let again = purpose == .confirm ? "Ask the app to send a new confirmation mail." : "Ask the app for a new reset mail."
-            let why = switch problem {
-            case .expired: "This link has expired."
-            case .used: "This link was already used."
-            case .invalid: "This link is not valid. Check that you opened the whole link from the mail."
-            }
+            let why =
+                switch problem {
+                case .expired: "This link has expired."
+                case .used: "This link was already used."
+                case .invalid: "This link is not valid. Check that you opened the whole link from the mail."
+                }
             body = "<p class=\"error\" id=\"problem\">\(why)</p><p>\(again)</p>"
         case .resetForm(let token, let tokenID, let error):
             title = "Choose a new password"
-            let message: String? = switch error {
-            case .tooShort(let minimum)?: "The password is too short: use at least \(minimum) characters."
-            case .tooLong?: "The password is too long: use at most \(PasswordRule.maxLength) characters."
-            case .mismatch?: "The two passwords are not the same."
-            case nil: nil
-            }
-            body = (message.map { "<p class=\"error\" id=\"problem\">\(escape($0))</p>" } ?? "") + """
-                <form method="post" autocomplete="off">\
-                <input type="hidden" name="token" value="\(escape(token))">\
-                <input type="hidden" name="tokenId" value="\(escape(tokenID))">\
-                <label for="password">New password</label>\
-                <input type="password" id="password" name="password" autocomplete="new-password" required maxlength="512">\
-                <label for="confirm">Repeat it</label>\
-                <input type="password" id="confirm" name="confirm" autocomplete="new-password" required maxlength="512">\
-                <button type="submit">Set the password</button></form>
-                """
+            let message: String? =
+                switch error {
+                case .tooShort(let minimum)?: "The password is too short: use at least \(minimum) characters."
+                case .tooLong?: "The password is too long: use at most \(PasswordRule.maxLength) characters."
+                case .mismatch?: "The two passwords are not the same."
+                case nil: nil
+                }
+            body =
+                (message.map { "<p class=\"error\" id=\"problem\">\(escape($0))</p>" } ?? "") + """
+                    <form method="post" autocomplete="off">\
+                    <input type="hidden" name="token" value="\(escape(token))">\
+                    <input type="hidden" name="tokenId" value="\(escape(tokenID))">\
+                    <label for="password">New password</label>\
+                    <input type="password" id="password" name="password" autocomplete="new-password" required maxlength="512">\
+                    <label for="confirm">Repeat it</label>\
+                    <input type="password" id="confirm" name="confirm" autocomplete="new-password" required maxlength="512">\
+                    <button type="submit">Set the password</button></form>
+                    """
         }
         return """
             <!doctype html>

@@ -49,8 +49,9 @@ extension AuthServer {
     func userpassFunction(_ context: AuthRequestContext) throws -> (AppAccounts, CustomFunctionProvider) {
         let accounts = try userpass(context)
         guard let function = providers[accounts.appID]?.customFunction else {
-            throw TokenError(.functionNotConfigured,
-                             "confirm/call and reset/call need the app's custom-function provider (its url and secret_file)")
+            throw TokenError(
+                .functionNotConfigured,
+                "confirm/call and reset/call need the app's custom-function provider (its url and secret_file)")
         }
         return (accounts, function)
     }
@@ -61,8 +62,10 @@ extension AppAccounts {
     /// - Throws: `function_refused` (4xx), `function_failed` (unreachable, timeout, 5xx, an answer
     ///   over the size limit, or one without a `"status"` of `success`, `pending` or `fail`).
     func call(_ function: CustomFunctionProvider, token: AccountToken, arguments: JSONValue?) async throws -> AccountManager.FunctionVerdict {
-        var body: JSONObject = ["type": .string(token.purpose.rawValue), "app": .string(appID), "email": .string(token.email),
-                                "token": .string(token.token), "tokenId": .string(token.tokenID)]
+        var body: JSONObject = [
+            "type": .string(token.purpose.rawValue), "app": .string(appID), "email": .string(token.email),
+            "token": .string(token.token), "tokenId": .string(token.tokenID),
+        ]
         body["arguments"] = arguments
         let started = ContinuousClock.now
         let answer: JSONObject

@@ -32,8 +32,10 @@ extension AuthServer {
             routes.on(.post, path + route) { request, context in
                 let accounts = try self.userpass(context)
                 let email = try await RequestJSON.read(request, context: context).string("email", maxBytes: 1024)
-                let token = purpose == .confirm ? try await accounts.manager.issueConfirmation(email: email)
-                                                : try await accounts.manager.issueReset(email: email)
+                let token =
+                    purpose == .confirm
+                    ? try await accounts.manager.issueConfirmation(email: email)
+                    : try await accounts.manager.issueReset(email: email)
                 if let token { try await self.queueMail(.link(token, app: accounts.appID, publicURL: self.config.publicURL), accounts: accounts) }
                 return JSONResponse.noContent()
             }
@@ -41,9 +43,10 @@ extension AuthServer {
         routes.on(.post, path + "/reset") { request, context in
             let accounts = try self.userpass(context)
             let body = try await RequestJSON.read(request, context: context)
-            let account = try await accounts.manager.resetPassword(token: try body.string("token", maxBytes: 256),
-                                                                   tokenID: try body.string("tokenId", maxBytes: 256),
-                                                                   newPassword: try body.string("password", maxBytes: 4096))
+            let account = try await accounts.manager.resetPassword(
+                token: try body.string("token", maxBytes: 256),
+                tokenID: try body.string("tokenId", maxBytes: 256),
+                newPassword: try body.string("password", maxBytes: 4096))
             try await self.queueMail(.notice("reset", app: accounts.appID, email: account.email), accounts: accounts)
             return JSONResponse.noContent()
         }

@@ -17,7 +17,8 @@ extension AuthServer {
             if provider == "anon-user" {
                 try await self.throttle("anon_addr:" + (context.clientAddress ?? ""), self.config.limits.anonymousPerAddress, context)
             }
-            let credential: LoginProviders.Credential = provider == "local-userpass"
+            let credential: LoginProviders.Credential =
+                provider == "local-userpass"
                 ? .user(try await self.userpassLogin(body, context))
                 : try await providers.credential(provider, body: body, sessions: app.sessions)
 
@@ -29,8 +30,9 @@ extension AuthServer {
                 try await app.sessions.link(identity, to: session.userID)
                 if let keep { try await app.sessions.keepProviderToken(keep, provider: identity.provider, subject: identity.subject) }
                 let access = try await app.sessions.accessToken(forSession: session.sessionID, userID: session.userID)
-                return JSONResponse.ok(["access_token": .string(access), "user_id": .string(session.userID), "device_id": .string(device.id)],
-                                       noStore: true)
+                return JSONResponse.ok(
+                    ["access_token": .string(access), "user_id": .string(session.userID), "device_id": .string(device.id)],
+                    noStore: true)
             }
 
             let tokens: TokenPair
@@ -41,8 +43,11 @@ extension AuthServer {
             case .user(let userID):
                 tokens = try await app.sessions.issueTokens(userID: userID, clientID: app.config.id, device: device.json)
             }
-            return JSONResponse.ok(["access_token": .string(tokens.accessToken), "refresh_token": .string(tokens.refreshToken),
-                                    "user_id": .string(tokens.userID), "device_id": .string(device.id)], noStore: true)
+            return JSONResponse.ok(
+                [
+                    "access_token": .string(tokens.accessToken), "refresh_token": .string(tokens.refreshToken),
+                    "user_id": .string(tokens.userID), "device_id": .string(device.id),
+                ], noStore: true)
         }
     }
 }

@@ -26,8 +26,11 @@ extension AuthServer {
                 let token = try form.required("refresh_token", maxBytes: 256)
                 let (appID, pair) = try await self.oauthRefresh(token, caller: caller)
                 context.app = appID
-                return JSONResponse.ok(["access_token": .string(pair.accessToken), "token_type": .string(pair.tokenType),
-                                        "expires_in": .int(pair.expiresIn), "refresh_token": .string(pair.refreshToken)], noStore: true)
+                return JSONResponse.ok(
+                    [
+                        "access_token": .string(pair.accessToken), "token_type": .string(pair.tokenType),
+                        "expires_in": .int(pair.expiresIn), "refresh_token": .string(pair.refreshToken),
+                    ], noStore: true)
             }
         }
         routes.on(.post, "/oauth/introspect") { request, context in

@@ -20,8 +20,10 @@ extension AuthServer {
             let list: [JSONValue] = identities.map {
                 .object(["id": .string($0.subject), "provider_type": .string($0.provider), "provider_id": .string($0.provider)])
             }
-            return JSONResponse.ok(["user_id": .string(session.userID), "domain_id": "", "identities": .array(list), "data": .object(data),
-                                    "type": "normal"])
+            return JSONResponse.ok([
+                "user_id": .string(session.userID), "domain_id": "", "identities": .array(list), "data": .object(data),
+                "type": "normal",
+            ])
         }
         routes.on(.delete, RouteTable.base + "/auth/delete", bearer: .access) { _, context in
             let (session, app) = try self.bearer(context)

@@ -12,8 +12,9 @@ extension AuthServer {
             do {
                 if app.config.refreshRotation {
                     let pair = try await app.sessions.refresh(token)
-                    return JSONResponse.make(status: 201, .object(["access_token": .string(pair.accessToken), "refresh_token": .string(pair.refreshToken)]),
-                                             noStore: true)
+                    return JSONResponse.make(
+                        status: 201, .object(["access_token": .string(pair.accessToken), "refresh_token": .string(pair.refreshToken)]),
+                        noStore: true)
                 }
                 let pair = try await app.sessions.refreshKeepingToken(token)
                 return JSONResponse.make(status: 201, .object(["access_token": .string(pair.accessToken)]), noStore: true)

@@ -19,13 +19,14 @@ struct AppAccounts: Sendable {
         policy.hashParameters = hasher.parameters
         policy.confirmTokenLifetime = l.confirmTokenTTL
         policy.resetTokenLifetime = l.resetTokenTTL
-        let delivery: MailDelivery? = if let url = l.webhook, let secret = l.webhookSecret {
-            MailDelivery(method: .webhook(url: url, secret: secret), transport: transport)
-        } else if let argv = l.command {
-            MailDelivery(method: .command(argv), transport: transport)
-        } else {
-            nil
-        }
+        let delivery: MailDelivery? =
+            if let url = l.webhook, let secret = l.webhookSecret {
+                MailDelivery(method: .webhook(url: url, secret: secret), transport: transport)
+            } else if let argv = l.command {
+                MailDelivery(method: .command(argv), transport: transport)
+            } else {
+                nil
+            }
         return AppAccounts(appID: app.id, manager: try AccountManager(sessions: sessions, policy: policy, hasher: hasher), delivery: delivery)
     }
 }

@@ -51,7 +51,8 @@ public struct AuthServer: Sendable {
     /// - Throws: `invalid_configuration`, `store_unavailable`, `store_too_new`.
     public static func open(config: ServerConfig, logger: Logger = Logger(label: "tokentool.serve") { StreamLogHandler.standardError(label: $0) }) async throws -> AuthServer {
         let (masterKey, created) = try MasterKey.load(config: config)
-        let store: any SessionStore = config.isPostgres
+        let store: any SessionStore =
+            config.isPostgres
             ? try await PostgresSessionStore.open(url: config.store)
             : try await SQLiteSessionStore.open(path: config.store)
         let transport = AsyncHTTPClientTransport()
@@ -59,7 +60,7 @@ public struct AuthServer: Sendable {
             var apps: [String: AppRuntime] = [:]
             var providers: [String: LoginProviders] = [:]
             var accounts: [String: AppAccounts] = [:]
-            let hasher = try PasswordHasher()   // one for the server: its bound holds across apps
+            let hasher = try PasswordHasher()  // one for the server: its bound holds across apps
             for (id, app) in config.apps {
                 var s = SessionConfiguration(issuer: config.publicURL, audience: id, defaultClientID: id)
                 s.accessTokenLifetime = app.accessTokenTTL
@@ -75,9 +76,10 @@ public struct AuthServer: Sendable {
                 }
             }
             if let first = apps.values.first { _ = try await first.sessions.keyRing.activeKey() }
-            return AuthServer(config: config, store: store, apps: apps, appIDs: Set(apps.keys), createdMasterKeyFile: created, providers: providers,
-                              accounts: accounts, transport: transport, metrics: ServerMetrics(), logger: logger, background: BackgroundQueue(logger: logger),
-                              inFlight: InFlightLimit(limit: config.maxInFlight))
+            return AuthServer(
+                config: config, store: store, apps: apps, appIDs: Set(apps.keys), createdMasterKeyFile: created, providers: providers,
+                accounts: accounts, transport: transport, metrics: ServerMetrics(), logger: logger, background: BackgroundQueue(logger: logger),
+                inFlight: InFlightLimit(limit: config.maxInFlight))
         } catch {
             try? await store.close()
             try? await transport.shutdown()
@@ -99,8 +101,10 @@ public struct AuthServer: Sendable {
     }
 
     /// The HTTP application on `host:port` (port 0 = any free port); `onListening` gets the real port.
-    public func makeApplication(host: String, port: Int,
-                                onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) -> some ApplicationProtocol {
+    public func makeApplication(
+        host: String, port: Int,
+        onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }
+    ) -> some ApplicationProtocol {
         let router = Router(context: AuthRequestContext.self)
         addRoutes(to: router)
         return Application(
@@ -152,12 +156,14 @@ public struct AuthServer: Sendable {
 struct ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     static var requests: MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "tokentool", subsystem: "http", metricName: "requests", unitName: "total",
-                             helpText: "HTTP requests by route pattern and status")
+        MetricNameDescriptor(
+            namespace: "tokentool", subsystem: "http", metricName: "requests", unitName: "total",
+            helpText: "HTTP requests by route pattern and status")
     }
     static var duration: MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "tokentool", subsystem: "http", metricName: "request_duration", unitName: "seconds",
-                             helpText: "HTTP request durations by route pattern")
+        MetricNameDescriptor(
+            namespace: "tokentool", subsystem: "http", metricName: "request_duration", unitName: "seconds",
+            helpText: "HTTP request durations by route pattern")
     }
     static let buckets: [Duration] = [.milliseconds(5), .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(2)]
 

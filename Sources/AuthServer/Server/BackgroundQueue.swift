@@ -48,10 +48,12 @@ final class BackgroundQueue: Service, Sendable {
                 try await job.work()
                 return
             } catch {
-                logger.warning("background job failed", metadata: [
-                    "job": .string(job.name), "app": .string(job.app), "attempt": .stringConvertible(attempt),
-                    "error": .string(String(describing: type(of: error))),
-                ])
+                logger.warning(
+                    "background job failed",
+                    metadata: [
+                        "job": .string(job.name), "app": .string(job.app), "attempt": .stringConvertible(attempt),
+                        "error": .string(String(describing: type(of: error))),
+                    ])
                 guard attempt < attempts, !Task.isShuttingDownGracefully else { break }
                 let wait = pause * (attempt * attempt)
                 do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) } } catch { break }  // the server is stopping

@@ -56,7 +56,8 @@ struct BearerMiddleware: RouterMiddleware {
         // A session's user exists while the session does (the store deletes a user's sessions with it,
         // and the schema's foreign key holds it), so the session's lookup is the whole check.
         guard let first = server.apps.values.first, let session = try await first.sessions.session(ofRefreshToken: token),
-              let app = server.apps[session.clientID] else {
+            let app = server.apps[session.clientID]
+        else {
             throw TokenError(.invalidSession, "the refresh token is not one this server issued")
         }
         guard session.isLive(at: Int64(app.sessions.configuration.clock.now().timeIntervalSince1970.rounded(.down))) else {

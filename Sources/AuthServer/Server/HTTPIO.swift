@@ -9,8 +9,9 @@ enum JSONResponse {
         var headers = extra
         headers[.contentType] = "application/json"
         if noStore { headers[.cacheControl] = "no-store" }
-        return Response(status: HTTPResponse.Status(code: status), headers: headers,
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
+        return Response(
+            status: HTTPResponse.Status(code: status), headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
     }
 
     /// 200 with `body`.

@@ -51,7 +51,8 @@ struct LoginProviders: Sendable {
             case .apple(let a):
                 var key: AppleProvider.ClientSecretKey?
                 if let team = a.teamID, let kid = a.keyID, let pem = a.privateKeyPEM {
-                    key = AppleProvider.ClientSecretKey(teamID: team, keyID: kid, privateKey: try KeyFile.single(KeyFile.parse(Array(pem.utf8), source: "private_key_file"), source: "private_key_file"))
+                    key = AppleProvider.ClientSecretKey(
+                        teamID: team, keyID: kid, privateKey: try KeyFile.single(KeyFile.parse(Array(pem.utf8), source: "private_key_file"), source: "private_key_file"))
                 }
                 var ac = AppleProvider.Configuration(clientIDs: Set(a.clientIDs), clientSecretKey: key)
                 ac.jwksURL = urls.apple + "/auth/keys"

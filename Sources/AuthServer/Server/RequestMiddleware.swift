@@ -17,15 +17,17 @@ struct RequestMiddleware: RouterMiddleware {
         let start = ContinuousClock.now
         var context = context
         if let header = server.config.trustedProxyHeader?.lowercased(),
-           let value = request.headers.first(where: { $0.name.canonicalName == header })?.value {
+            let value = request.headers.first(where: { $0.name.canonicalName == header })?.value
+        {
             context.clientAddress = String(value.split(separator: ",").first ?? "").trimmingCharacters(in: .whitespaces)
         }
         let response: Response
         let exempt = request.uri.path == "/healthz" || request.uri.path == "/metrics"
         if !exempt, !server.inFlight.enter() {
             context.notes.retryAfter.withLock { $0 = 1 }
-            response = errorResponse(TokenError(.serverBusy, "the server is at its limit of requests in flight; try again shortly"),
-                                     request: request, context: context)
+            response = errorResponse(
+                TokenError(.serverBusy, "the server is at its limit of requests in flight; try again shortly"),
+                request: request, context: context)
         } else {
             do {
                 response = try await next(request, context)

@@ -12,8 +12,10 @@ struct RouteTable {
 
     /// Adds `handler` for `method` on `path` (`:name` segments are parameters); with `bearer`,
     /// the request must carry that kind of token and the handler sees ``AuthRequestContext/session``.
-    func on(_ method: HTTPRequest.Method, _ path: String, bearer: AuthenticatedSession.Kind? = nil,
-                   _ handler: @escaping @Sendable (Request, AuthRequestContext) async throws -> Response) {
+    func on(
+        _ method: HTTPRequest.Method, _ path: String, bearer: AuthenticatedSession.Kind? = nil,
+        _ handler: @escaping @Sendable (Request, AuthRequestContext) async throws -> Response
+    ) {
         known.add(path)
         if let bearer {
             router.group().add(middleware: BearerMiddleware(server: server, kind: bearer, optional: false))
@@ -24,8 +26,10 @@ struct RouteTable {
     }
 
     /// Like ``on(_:_:bearer:_:)`` with an optional access token (a login that may link).
-    func onOptionalAccess(_ method: HTTPRequest.Method, _ path: String,
-                          _ handler: @escaping @Sendable (Request, AuthRequestContext) async throws -> Response) {
+    func onOptionalAccess(
+        _ method: HTTPRequest.Method, _ path: String,
+        _ handler: @escaping @Sendable (Request, AuthRequestContext) async throws -> Response
+    ) {
         known.add(path)
         router.group().add(middleware: BearerMiddleware(server: server, kind: .access, optional: true))
             .on(RouterPath(path), method: method) { request, context in try await handler(request, context) }

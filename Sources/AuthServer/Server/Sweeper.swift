@@ -20,8 +20,12 @@ struct Sweeper: Service {
                 // Throttle events past their window; used or expired confirmation and reset tokens.
                 let throttled = try await Throttle(store: sessions.store, clock: sessions.configuration.clock).purge()
                 if removed > 0 || purged.sessions > 0 || throttled > 0 {
-                    logger.info("sweep", metadata: ["anonymous_users_removed": .stringConvertible(removed), "sessions_purged": .stringConvertible(purged.sessions),
-                                                    "account_rows_purged": .stringConvertible(throttled)])
+                    logger.info(
+                        "sweep",
+                        metadata: [
+                            "anonymous_users_removed": .stringConvertible(removed), "sessions_purged": .stringConvertible(purged.sessions),
+                            "account_rows_purged": .stringConvertible(throttled),
+                        ])
                 }
             } catch {
                 logger.warning("sweep failed", metadata: ["error": .string(String(describing: type(of: error)))])

@@ -50,8 +50,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             guard current.method == "GET", let location = response.header("location") else {
                 throw TokenError(.providerUnavailable, "\(ProviderURL.shown(current.url)) answered with a redirect (\(response.status)) that is not followed")
             }
-            current.url = try ProviderURL.redirectTarget(from: current.url, location: location,
-                                                         crossOrigin: request.followsCrossOriginRedirects)
+            current.url = try ProviderURL.redirectTarget(
+                from: current.url, location: location,
+                crossOrigin: request.followsCrossOriginRedirects)
         }
         throw TokenError(.providerUnavailable, "\(ProviderURL.shown(request.url)) redirected more than \(maxRedirects) times")
     }
@@ -76,8 +77,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                     let response = try await client.execute(prepared, deadline: deadline)
                     var buffer = try await response.body.collect(upTo: maxBytes)
                     let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-                    return HTTPResponse(status: Int(response.status.code),
-                                        headers: response.headers.map { (name: $0.name, value: $0.value) }, body: bytes)
+                    return HTTPResponse(
+                        status: Int(response.status.code),
+                        headers: response.headers.map { (name: $0.name, value: $0.value) }, body: bytes)
                 }
                 let timeout = request.timeout
                 group.addTask {

@@ -15,8 +15,10 @@ public struct HTTPRequest: Sendable {
     /// as JWKS fetches require. Redirects never go from https to http either way.
     public var followsCrossOriginRedirects: Bool = true
 
-    public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
-                timeout: TimeInterval = 5, maxResponseBytes: Int = 512 * 1024) {
+    public init(
+        method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+        timeout: TimeInterval = 5, maxResponseBytes: Int = 512 * 1024
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -84,8 +86,9 @@ public enum ProviderURL {
     /// - Throws: `provider_unavailable`.
     public static func redirectTarget(from current: String, location: String, crossOrigin: Bool) throws -> String {
         guard let base = URL(string: current), let target = URL(string: location, relativeTo: base)?.absoluteURL,
-              let from = URLComponents(url: base, resolvingAgainstBaseURL: false),
-              let to = URLComponents(url: target, resolvingAgainstBaseURL: false) else {
+            let from = URLComponents(url: base, resolvingAgainstBaseURL: false),
+            let to = URLComponents(url: target, resolvingAgainstBaseURL: false)
+        else {
             throw TokenError(.providerUnavailable, "\(shown(current)) redirected to an unreadable location")
         }
         let refused = "\(shown(current)) redirected to \(shown(target.absoluteString))"

@@ -9,8 +9,10 @@ public enum KeySource: Sendable {
     /// Reads `--jwks`-style input: an `http(s)://` URL becomes a ``RemoteJWKS``, anything else
     /// is a key file (``JOSE/KeyFile``): a JWKS, or one key (JWK, PEM, DER) whose public half is used.
     /// - Throws: `invalid_configuration` for a bad URL; `invalid_key`/`invalid_input` for a bad file.
-    public static func urlOrFile(_ value: String, transport: any HTTPTransport, clock: TokenClock = .system,
-                                 policy: RemoteJWKS.Policy = .default) throws -> KeySource {
+    public static func urlOrFile(
+        _ value: String, transport: any HTTPTransport, clock: TokenClock = .system,
+        policy: RemoteJWKS.Policy = .default
+    ) throws -> KeySource {
         let lower = value.lowercased()
         if lower.hasPrefix("https://") || lower.hasPrefix("http://") {
             return .remote(try RemoteJWKS(url: value, transport: transport, clock: clock, policy: policy))

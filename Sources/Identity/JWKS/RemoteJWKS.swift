@@ -34,9 +34,11 @@ public actor RemoteJWKS {
         /// Bounds on the JWKS document (bytes, number of keys).
         public var limits: JWKSet.Limits = .default
 
-        public init(minimumCacheAge: TimeInterval = 60, maximumCacheAge: TimeInterval = 24 * 3600, defaultCacheAge: TimeInterval = 600,
-                    unknownKeyCooldown: TimeInterval = 30, staleIfError: TimeInterval = 3600, timeout: TimeInterval = 5,
-                    limits: JWKSet.Limits = .default) {
+        public init(
+            minimumCacheAge: TimeInterval = 60, maximumCacheAge: TimeInterval = 24 * 3600, defaultCacheAge: TimeInterval = 600,
+            unknownKeyCooldown: TimeInterval = 30, staleIfError: TimeInterval = 3600, timeout: TimeInterval = 5,
+            limits: JWKSet.Limits = .default
+        ) {
             self.minimumCacheAge = minimumCacheAge
             self.maximumCacheAge = maximumCacheAge
             self.defaultCacheAge = defaultCacheAge

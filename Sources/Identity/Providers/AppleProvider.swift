@@ -70,16 +70,21 @@ public struct AppleProvider: Sendable {
         }
         self.configuration = configuration
         self.transport = transport
-        self.keys = try keys ?? .remote(RemoteJWKS(url: configuration.jwksURL, transport: transport, clock: configuration.clock,
-                                                            policy: .init(timeout: configuration.timeout)))
+        self.keys =
+            try keys
+            ?? .remote(
+                RemoteJWKS(
+                    url: configuration.jwksURL, transport: transport, clock: configuration.clock,
+                    policy: .init(timeout: configuration.timeout)))
     }
 
     /// Verifies an Apple id_token.
     /// - Parameter nonce: the raw nonce the app generated for this sign-in; `nil` skips the check.
     /// - Throws: JOSE's token codes, `invalid_nonce`, `provider_unavailable`, `invalid_claim`.
     public func verify(idToken: String, nonce: String? = nil) async throws -> Identity {
-        let check = OIDCCheck(keys: keys, issuers: [configuration.issuer], audiences: configuration.clientIDs,
-                              algorithms: [.rs256], leeway: configuration.leeway, clock: configuration.clock)
+        let check = OIDCCheck(
+            keys: keys, issuers: [configuration.issuer], audiences: configuration.clientIDs,
+            algorithms: [.rs256], leeway: configuration.leeway, clock: configuration.clock)
         let claims = try await check.verify(idToken)
         try OIDCCheck.checkNonce(claims, expected: nonce)
         if let p = claims["is_private_email"], !(p.boolValue != nil || p == .string("true") || p == .string("false")) {
@@ -135,11 +140,13 @@ public struct AppleProvider: Sendable {
         var fields = [("client_id", id), ("client_secret", secret), ("code", code), ("grant_type", "authorization_code")]
         if let redirectURI { fields.append(("redirect_uri", redirectURI)) }
         let response = try await ProviderHTTP.postForm(transport, url: configuration.tokenURL, fields: fields, timeout: configuration.timeout)
-        let body = try TokenResponse(response, from: "Apple token endpoint", secrets: Self.secretParts(secret),
-                                     noIDToken: "Apple token endpoint returned no id_token")
+        let body = try TokenResponse(
+            response, from: "Apple token endpoint", secrets: Self.secretParts(secret),
+            noIDToken: "Apple token endpoint returned no id_token")
         let identity = try await verify(idToken: body.idToken, nonce: nonce)
-        return CodeExchangeResult(identity: identity, idToken: body.idToken, accessToken: body.accessToken,
-                                  refreshToken: body.refreshToken, expiresIn: body.expiresIn, scope: nil)
+        return CodeExchangeResult(
+            identity: identity, idToken: body.idToken, accessToken: body.accessToken,
+            refreshToken: body.refreshToken, expiresIn: body.expiresIn, scope: nil)
     }
 
     /// Revokes a refresh or access token, as an app must when a user who signed in with Apple

@@ -76,8 +76,9 @@ public struct CustomFunctionProvider: Sendable {
         values[.name] = answer["name"]
         values[.email] = answer["email"]
         do {
-            return try Identity.normalized(provider: configuration.providerName, values: values,
-                                           claimNames: [.subject: "id"], rawClaims: answer)
+            return try Identity.normalized(
+                provider: configuration.providerName, values: values,
+                claimNames: [.subject: "id"], rawClaims: answer)
         } catch let e as TokenError {
             throw TokenError(.customFunctionFailed, "the custom function's answer is unusable: \(e.message)")
         }
@@ -95,10 +96,13 @@ public struct CustomFunctionProvider: Sendable {
             throw TokenError(.invalidInput, "the custom function payload is over \(configuration.maxRequestBytes) bytes")
         }
         let time = Int64(configuration.clock.now().timeIntervalSince1970.rounded(.down))
-        let request = HTTPRequest(method: "POST", url: configuration.url,
-                                  headers: [("Content-Type", "application/json"), ("Accept", "application/json"),
-                                            (Self.signatureHeader, try Self.signature(secret: configuration.secret, body: bytes, time: time))],
-                                  body: bytes, timeout: configuration.timeout, maxResponseBytes: configuration.maxResponseBytes)
+        let request = HTTPRequest(
+            method: "POST", url: configuration.url,
+            headers: [
+                ("Content-Type", "application/json"), ("Accept", "application/json"),
+                (Self.signatureHeader, try Self.signature(secret: configuration.secret, body: bytes, time: time)),
+            ],
+            body: bytes, timeout: configuration.timeout, maxResponseBytes: configuration.maxResponseBytes)
         let response: HTTPResponse
         do {
             response = try await transport.send(request)

@@ -85,8 +85,9 @@ public struct CustomJWTProvider: Sendable {
     /// Verifies the token and maps its claims to an ``Identity``.
     /// - Throws: JOSE's token codes, `missing_claim` for a required field, `invalid_claim`, `provider_unavailable`.
     public func verify(token: String) async throws -> Identity {
-        let options = VerifierOptions(issuers: configuration.issuers, audiences: configuration.audiences, requiredClaims: ["exp"],
-                                      algorithms: configuration.algorithms, leeway: configuration.leeway, clock: configuration.clock)
+        let options = VerifierOptions(
+            issuers: configuration.issuers, audiences: configuration.audiences, requiredClaims: ["exp"],
+            algorithms: configuration.algorithms, leeway: configuration.leeway, clock: configuration.clock)
         let claims = try await keys.verify(token, options: options).claims.object
         var values: [IdentityField: JSONValue] = [:]
         var names: [IdentityField: String] = [:]

@@ -48,8 +48,12 @@ public struct FacebookProvider: Sendable {
         try ProviderURL.validate(configuration.graphURL, what: "Graph API URL")
         self.configuration = configuration
         self.transport = transport
-        self.limitedLoginKeys = try limitedLoginKeys ?? .remote(RemoteJWKS(url: configuration.limitedLoginJWKSURL, transport: transport,
-                                                                                   clock: configuration.clock, policy: .init(timeout: configuration.timeout)))
+        self.limitedLoginKeys =
+            try limitedLoginKeys
+            ?? .remote(
+                RemoteJWKS(
+                    url: configuration.limitedLoginJWKSURL, transport: transport,
+                    clock: configuration.clock, policy: .init(timeout: configuration.timeout)))
     }
 
     /// Verifies a Facebook user access token and fetches the profile.
@@ -60,9 +64,13 @@ public struct FacebookProvider: Sendable {
         guard !accessToken.isEmpty, accessToken.utf8.count <= 4096 else {
             throw TokenError(.invalidToken, "the access token is empty or longer than 4096 bytes")
         }
-        let debug = try await get(path: "/debug_token", query: [("input_token", accessToken),
-                                                              ("access_token", "\(configuration.appID)|\(configuration.appSecret)")],
-                                  what: "Graph debug_token", userTokenCall: false)
+        let debug = try await get(
+            path: "/debug_token",
+            query: [
+                ("input_token", accessToken),
+                ("access_token", "\(configuration.appID)|\(configuration.appSecret)"),
+            ],
+            what: "Graph debug_token", userTokenCall: false)
         guard let data = debug["data"]?.objectValue else {
             throw TokenError(.providerUnavailable, "Graph debug_token answered without a \"data\" object")
         }
@@ -72,14 +80,16 @@ public struct FacebookProvider: Sendable {
         }
         let appID: String? = data["app_id"]?.stringValue ?? data["app_id"]?.intValue.map(String.init)
         guard let appID, ConstantTime.equals(Array(appID.utf8), Array(configuration.appID.utf8)) else {
-            throw TokenError(.foreignApp, "the access token was issued to app \(appID.map { "\"\(shown($0, 32))\"" } ?? "(none)"), not to \"\(configuration.appID)\"", claim: "app_id")
+            throw TokenError(
+                .foreignApp, "the access token was issued to app \(appID.map { "\"\(shown($0, 32))\"" } ?? "(none)"), not to \"\(configuration.appID)\"", claim: "app_id")
         }
         // Fail closed: an expiry that is not a number is not "no expiry".
         if let e = data["expires_at"], e != .null, e.numberValue == nil {
             throw TokenError(.providerUnavailable, "Graph debug_token sent \"expires_at\" as a \(e.typeName); expected a number")
         }
         if let expires = data["expires_at"]?.numberValue, expires > 0,
-           configuration.clock.now().timeIntervalSince1970 >= expires + max(0, configuration.leeway) {
+            configuration.clock.now().timeIntervalSince1970 >= expires + max(0, configuration.leeway)
+        {
             throw TokenError(.expired, "access token expired at \(UTCTime.format(expires))", claim: "expires_at")
         }
         let userID: String? = data["user_id"]?.stringValue ?? data["user_id"]?.intValue.map(String.init)
@@ -88,8 +98,9 @@ public struct FacebookProvider: Sendable {
         }
 
         let proof = try HMAC.sha256(key: Array(configuration.appSecret.utf8), data: Array(accessToken.utf8)).map { String(format: "%02x", $0) }.joined()
-        var me = try await get(path: "/me", query: [("fields", configuration.fields), ("access_token", accessToken), ("appsecret_proof", proof)],
-                               what: "Graph /me", userTokenCall: true)
+        var me = try await get(
+            path: "/me", query: [("fields", configuration.fields), ("access_token", accessToken), ("appsecret_proof", proof)],
+            what: "Graph /me", userTokenCall: true)
         let id: String? = me["id"]?.stringValue ?? me["id"]?.intValue.map(String.init)
         guard id == userID else {
             throw TokenError(.invalidToken, "Graph /me returned user \(id.map { "\"\(shown($0, 32))\"" } ?? "(none)"), not the token's user \"\(shown(userID, 32))\"")
@@ -109,17 +120,19 @@ public struct FacebookProvider: Sendable {
         }
         if configuration.treatEmailAsVerified, me["email"] != nil { values[.emailVerified] = .bool(true) }
         me["debug_token"] = .object(data)
-        return try Identity.normalized(provider: "facebook", values: values,
-                                       claimNames: [.subject: "user_id", .givenName: "first_name", .familyName: "last_name", .picture: "picture.data.url"],
-                                       rawClaims: me)
+        return try Identity.normalized(
+            provider: "facebook", values: values,
+            claimNames: [.subject: "user_id", .givenName: "first_name", .familyName: "last_name", .picture: "picture.data.url"],
+            rawClaims: me)
     }
 
     /// Verifies a Limited Login id_token (OIDC): RS256 with Facebook's JWKS, `iss`, `aud` = app id,
     /// `exp`/`iat`/`sub`, and the nonce when one is expected.
     /// - Throws: JOSE's token codes, `invalid_nonce`, `provider_unavailable`, `invalid_claim`.
     public func verify(limitedLoginToken token: String, nonce: String? = nil) async throws -> Identity {
-        let check = OIDCCheck(keys: limitedLoginKeys, issuers: configuration.limitedLoginIssuers, audiences: [configuration.appID],
-                              algorithms: [.rs256], leeway: configuration.leeway, clock: configuration.clock)
+        let check = OIDCCheck(
+            keys: limitedLoginKeys, issuers: configuration.limitedLoginIssuers, audiences: [configuration.appID],
+            algorithms: [.rs256], leeway: configuration.leeway, clock: configuration.clock)
         let claims = try await check.verify(token)
         try OIDCCheck.checkNonce(claims, expected: nonce)
         var values = IdentityField.oidcValues(claims.object)
@@ -136,8 +149,10 @@ public struct FacebookProvider: Sendable {
 
     private func get(path: String, query: [(String, String)], what: String, userTokenCall: Bool) async throws -> JSONObject {
         let url = ProviderHTTP.url(configuration.graphURL, path: path, query: query)
-        let response = try await transport.send(HTTPRequest(url: url, headers: [("Accept", "application/json")],
-                                                            timeout: configuration.timeout, maxResponseBytes: 256 * 1024))
+        let response = try await transport.send(
+            HTTPRequest(
+                url: url, headers: [("Accept", "application/json")],
+                timeout: configuration.timeout, maxResponseBytes: 256 * 1024))
         if response.status >= 500 || response.status == 429 {
             throw TokenError(.providerUnavailable, "\(what) answered HTTP \(response.status)")
         }

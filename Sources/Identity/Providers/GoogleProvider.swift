@@ -47,8 +47,12 @@ public struct GoogleProvider: Sendable {
         try ProviderURL.validate(configuration.tokenURL, what: "Google token URL")
         self.configuration = configuration
         self.transport = transport
-        self.keys = try keys ?? .remote(RemoteJWKS(url: configuration.jwksURL, transport: transport, clock: configuration.clock,
-                                                            policy: .init(timeout: configuration.timeout)))
+        self.keys =
+            try keys
+            ?? .remote(
+                RemoteJWKS(
+                    url: configuration.jwksURL, transport: transport, clock: configuration.clock,
+                    policy: .init(timeout: configuration.timeout)))
     }
 
     /// Verifies a Google id_token.
@@ -57,8 +61,9 @@ public struct GoogleProvider: Sendable {
     ///   several audiences authorized by a party that is not one of our clients), `invalid_hosted_domain`,
     ///   `provider_unavailable`, `invalid_claim` for bad profile fields.
     public func verify(idToken: String, nonce: String? = nil) async throws -> Identity {
-        let check = OIDCCheck(keys: keys, issuers: configuration.issuers, audiences: configuration.clientIDs,
-                              algorithms: [.rs256], leeway: configuration.leeway, clock: configuration.clock)
+        let check = OIDCCheck(
+            keys: keys, issuers: configuration.issuers, audiences: configuration.clientIDs,
+            algorithms: [.rs256], leeway: configuration.leeway, clock: configuration.clock)
         let claims = try await check.verify(idToken)
         try OIDCCheck.checkNonce(claims, expected: nonce)
         if case .array(let audiences)? = claims["aud"], audiences.count > 1 {
@@ -77,8 +82,9 @@ public struct GoogleProvider: Sendable {
                 throw TokenError(.invalidHostedDomain, "hosted domain \"\(hd.prefix(64))\" is not \"\(domain)\"", claim: "hd")
             }
         }
-        return try Identity.normalized(provider: "google", values: IdentityField.oidcValues(claims.object),
-                                       claimNames: IdentityField.oidcNames, rawClaims: claims.object)
+        return try Identity.normalized(
+            provider: "google", values: IdentityField.oidcValues(claims.object),
+            claimNames: IdentityField.oidcNames, rawClaims: claims.object)
     }
 
     /// Exchanges a server auth code at the token endpoint, then verifies the id_token it returns.
@@ -97,10 +103,12 @@ public struct GoogleProvider: Sendable {
         var fields = [("code", code), ("client_id", clientID), ("client_secret", secret), ("grant_type", "authorization_code")]
         if let redirectURI { fields.append(("redirect_uri", redirectURI)) }
         let response = try await ProviderHTTP.postForm(transport, url: configuration.tokenURL, fields: fields, timeout: configuration.timeout)
-        let body = try TokenResponse(response, from: "Google token endpoint", secrets: [secret],
-                                     noIDToken: "Google token endpoint returned no id_token (was the openid scope granted?)")
+        let body = try TokenResponse(
+            response, from: "Google token endpoint", secrets: [secret],
+            noIDToken: "Google token endpoint returned no id_token (was the openid scope granted?)")
         let identity = try await verify(idToken: body.idToken, nonce: nonce)
-        return CodeExchangeResult(identity: identity, idToken: body.idToken, accessToken: body.accessToken,
-                                  refreshToken: body.refreshToken, expiresIn: body.expiresIn, scope: body.scope)
+        return CodeExchangeResult(
+            identity: identity, idToken: body.idToken, accessToken: body.accessToken,
+            refreshToken: body.refreshToken, expiresIn: body.expiresIn, scope: body.scope)
     }
 }

@@ -24,7 +24,7 @@ enum ProviderHTTP {
         for b in s.utf8 {
             switch b {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "*"):
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "*"):
                 out.unicodeScalars.append(Unicode.Scalar(b))
             case UInt8(ascii: " "): out += "+"
             default: out += String(format: "%%%02X", b)
@@ -42,17 +42,19 @@ enum ProviderHTTP {
     }
 
     static func postForm(_ transport: any HTTPTransport, url: String, fields: [(String, String)], timeout: TimeInterval) async throws -> HTTPResponse {
-        try await transport.send(HTTPRequest(method: "POST", url: url,
-                                             headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
-                                             body: formEncode(fields), timeout: timeout, maxResponseBytes: 256 * 1024))
+        try await transport.send(
+            HTTPRequest(
+                method: "POST", url: url,
+                headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
+                body: formEncode(fields), timeout: timeout, maxResponseBytes: 256 * 1024))
     }
 
     /// The body as a JSON object, or `provider_unavailable` naming the endpoint.
     static func jsonObject(_ response: HTTPResponse, from what: String) throws -> JSONObject {
         // RFC 8259 §8.1: JSON between systems is UTF-8; invalid bytes are refused, not replaced by U+FFFD.
         guard let text = String(validating: response.body, as: UTF8.self),
-              let value = try? JSONValue(parsing: text, limits: JSONLimits(maxBytes: 256 * 1024, maxDepth: 16, maxTopLevelMembers: 256)),
-              let object = value.objectValue
+            let value = try? JSONValue(parsing: text, limits: JSONLimits(maxBytes: 256 * 1024, maxDepth: 16, maxTopLevelMembers: 256)),
+            let object = value.objectValue
         else {
             throw TokenError(.providerUnavailable, "\(what) answered HTTP \(response.status) with a body that is not a JSON object")
         }
@@ -153,7 +155,9 @@ struct TokenResponse {
         case nil, .null?: expiresIn = nil
         case .int(let i)? where i >= 0: expiresIn = i
         case let v?:
-            throw TokenError(.providerUnavailable, "\(what) sent \"expires_in\" as \(v.typeName == "number" ? "a negative or fractional number" : "a \(v.typeName)"); expected a non-negative integer")
+            throw TokenError(
+                .providerUnavailable,
+                "\(what) sent \"expires_in\" as \(v.typeName == "number" ? "a negative or fractional number" : "a \(v.typeName)"); expected a non-negative integer")
         }
     }
 }
@@ -169,8 +173,9 @@ struct OIDCCheck {
     var clock: TokenClock
 
     func verify(_ token: String) async throws -> ClaimSet {
-        let options = VerifierOptions(issuers: issuers, audiences: audiences, requiredClaims: ["sub", "exp", "iat"],
-                                      algorithms: algorithms, leeway: leeway, clock: clock)
+        let options = VerifierOptions(
+            issuers: issuers, audiences: audiences, requiredClaims: ["sub", "exp", "iat"],
+            algorithms: algorithms, leeway: leeway, clock: clock)
         return try await keys.verify(token, options: options).claims
     }
 

@@ -42,14 +42,15 @@ public struct PasswordHash: Sendable, Hashable {
         for item in parts[2].split(separator: ",", omittingEmptySubsequences: false) {
             let kv = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard kv.count == 2, ["ln", "r", "p"].contains(kv[0]), values[kv[0]] == nil,
-                  kv[1].utf8.count <= 3, let v = Int(kv[1]) else { throw bad("has unreadable parameters") }
+                kv[1].utf8.count <= 3, let v = Int(kv[1])
+            else { throw bad("has unreadable parameters") }
             values[kv[0]] = v
         }
         guard let ln = values["ln"], let r = values["r"], let p = values["p"] else { throw bad("lacks a parameter") }
         let parameters = Scrypt.Parameters(logN: ln, r: r, p: p)
         try parameters.validate()
         guard let salt = try? Base64URL.decode(String(parts[3]), what: "salt"), (8...64).contains(salt.count),
-              let key = try? Base64URL.decode(String(parts[4]), what: "key"), key.count == Self.keyBytes
+            let key = try? Base64URL.decode(String(parts[4]), what: "key"), key.count == Self.keyBytes
         else { throw bad("has a bad salt or key") }
         self.init(parameters: parameters, salt: salt, key: key)
     }

@@ -16,7 +16,9 @@ public enum Base64URL {
             var out: [UInt8] = []
             append(UnsafeRawBufferPointer(input), to: &out)
             return String(decoding: out, as: UTF8.self)
-        }) { return fast }
+        }) {
+            return fast
+        }
         return generic(bytes)
     }
 

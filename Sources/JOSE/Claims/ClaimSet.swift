@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+    public import FoundationEssentials  // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-public import Foundation
+    public import Foundation
 #endif
 
 /// The claims of a JWT as an ordered JSON object, with typed access to the registered claims
@@ -60,9 +60,18 @@ public struct ClaimSet: Sendable, Hashable, ExpressibleByDictionaryLiteral {
         }
     }
 
-    public var issuer: String? { get { string("iss") } set { object["iss"] = newValue.map(JSONValue.string) } }
-    public var subject: String? { get { string("sub") } set { object["sub"] = newValue.map(JSONValue.string) } }
-    public var jwtID: String? { get { string("jti") } set { object["jti"] = newValue.map(JSONValue.string) } }
+    public var issuer: String? {
+        get { string("iss") }
+        set { object["iss"] = newValue.map(JSONValue.string) }
+    }
+    public var subject: String? {
+        get { string("sub") }
+        set { object["sub"] = newValue.map(JSONValue.string) }
+    }
+    public var jwtID: String? {
+        get { string("jti") }
+        set { object["jti"] = newValue.map(JSONValue.string) }
+    }
     /// `aud` as a list, whether the token carries a string or an array.
     public var audience: [String] {
         get {
@@ -74,9 +83,18 @@ public struct ClaimSet: Sendable, Hashable, ExpressibleByDictionaryLiteral {
         }
         set { object["aud"] = newValue.isEmpty ? nil : (newValue.count == 1 ? .string(newValue[0]) : .array(newValue.map(JSONValue.string))) }
     }
-    public var expiresAt: Date? { get { date("exp") } set { setDate("exp", newValue) } }
-    public var notBefore: Date? { get { date("nbf") } set { setDate("nbf", newValue) } }
-    public var issuedAt: Date? { get { date("iat") } set { setDate("iat", newValue) } }
+    public var expiresAt: Date? {
+        get { date("exp") }
+        set { setDate("exp", newValue) }
+    }
+    public var notBefore: Date? {
+        get { date("nbf") }
+        set { setDate("nbf", newValue) }
+    }
+    public var issuedAt: Date? {
+        get { date("iat") }
+        set { setDate("iat", newValue) }
+    }
 
     private func date(_ name: String) -> Date? { self[name]?.numberValue.map { Date(timeIntervalSince1970: $0) } }
     private mutating func setDate(_ name: String, _ date: Date?) {

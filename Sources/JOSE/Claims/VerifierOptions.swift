@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+    public import FoundationEssentials  // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-public import Foundation
+    public import Foundation
 #endif
 
 /// What a verifier checks beyond the signature.
@@ -25,9 +25,11 @@ public struct VerifierOptions: Sendable {
     /// Size and depth bounds on the token.
     public var limits: TokenLimits = .default
 
-    public init(issuers: Set<String> = [], audiences: Set<String> = [], requiredClaims: Set<String> = [],
-                algorithms: Set<JWSAlgorithm>? = nil, type: String? = nil, leeway: TimeInterval = 0,
-                clock: TokenClock = .system, limits: TokenLimits = .default) {
+    public init(
+        issuers: Set<String> = [], audiences: Set<String> = [], requiredClaims: Set<String> = [],
+        algorithms: Set<JWSAlgorithm>? = nil, type: String? = nil, leeway: TimeInterval = 0,
+        clock: TokenClock = .system, limits: TokenLimits = .default
+    ) {
         self.issuers = issuers
         self.audiences = audiences
         self.requiredClaims = requiredClaims

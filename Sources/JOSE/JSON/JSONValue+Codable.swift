@@ -13,11 +13,17 @@ extension JSONValue: Codable {
             return
         }
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let i = try? c.decode(Int64.self) { self = .int(i) }
-        else if let d = try? c.decode(Double.self) { self = .double(d) }
-        else { self = .string(try c.decode(String.self)) }
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? c.decode(Int64.self) {
+            self = .int(i)
+        } else if let d = try? c.decode(Double.self) {
+            self = .double(d)
+        } else {
+            self = .string(try c.decode(String.self))
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

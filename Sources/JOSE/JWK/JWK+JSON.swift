@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+    import FoundationEssentials  // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-import Foundation
+    import Foundation
 #endif
 
 extension JWK {
@@ -97,8 +97,7 @@ extension JWK {
     }
 
     static func parseJSON(_ bytes: [UInt8], what: String, limits: JSONLimits = JSONLimits(maxBytes: 64 * 1024, maxDepth: 8, maxTopLevelMembers: 64)) throws -> JSONDocument {
-        do { return try JSONDocument(parsing: bytes, limits: limits, what: what) }
-        catch let e as TokenError { throw TokenError.invalidKey(e.message) }
+        do { return try JSONDocument(parsing: bytes, limits: limits, what: what) } catch let e as TokenError { throw TokenError.invalidKey(e.message) }
     }
 
     /// A symmetric key for HS256/384/512 from raw secret bytes.

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+    import FoundationEssentials  // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// A key TokenTool can sign or verify with: RSA, EC (P-256/384/521), OKP (Ed25519) or a
@@ -23,10 +23,20 @@ public struct JWK: Sendable {
         case p256 = "P-256", p384 = "P-384", p521 = "P-521", ed25519 = "Ed25519"
         /// Bytes in one coordinate (EC) or in the public key (Ed25519).
         public var coordinateSize: Int {
-            switch self { case .p256: 32; case .p384: 48; case .p521: 66; case .ed25519: 32 }
+            switch self {
+            case .p256: 32;
+            case .p384: 48;
+            case .p521: 66;
+            case .ed25519: 32
+            }
         }
         var openSSLGroupName: String {
-            switch self { case .p256: "prime256v1"; case .p384: "secp384r1"; case .p521: "secp521r1"; case .ed25519: "ED25519" }
+            switch self {
+            case .p256: "prime256v1";
+            case .p384: "secp384r1";
+            case .p521: "secp521r1";
+            case .ed25519: "ED25519"
+            }
         }
     }
     /// What a key is asked to do.

@@ -53,8 +53,7 @@ public struct JWKSet: Sendable {
                 rejected.append((nil, TokenError.invalidKey("key \(i) is a \(entry.typeName), not an object")))
                 continue
             }
-            do { keys.append(try JWK(jsonObject: o)) }
-            catch let e as TokenError { rejected.append((o["kid"]?.stringValue, e)) }
+            do { keys.append(try JWK(jsonObject: o)) } catch let e as TokenError { rejected.append((o["kid"]?.stringValue, e)) }
         }
     }
 
@@ -101,7 +100,9 @@ public struct JWKSet: Sendable {
         if !includePrivate, keys.contains(where: { $0.keyType == .oct }) {
             throw TokenError.invalidKey("the key set holds an HMAC secret (oct); a public JWKS never carries secrets")
         }
-        let v = JSONValue.object(["keys": .array(try keys.map { .object(try ($0.isPrivate && !includePrivate && $0.keyType != .oct ? $0.publicKey : $0).jsonObject(includePrivate: includePrivate)) })])
+        let v = JSONValue.object([
+            "keys": .array(try keys.map { .object(try ($0.isPrivate && !includePrivate && $0.keyType != .oct ? $0.publicKey : $0).jsonObject(includePrivate: includePrivate)) })
+        ])
         return pretty ? v.prettyString() : v.jsonString
     }
 }

@@ -89,7 +89,7 @@ struct CompactJWS {
     static func checkFraming(_ bytes: [UInt8]) throws {
         // "Bearer " / "Bearer\t" in any case, compared on bytes (no String is made).
         func lower(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
-        let bearer: [UInt8] = [0x62, 0x65, 0x61, 0x72, 0x65, 0x72]   // "bearer"; not zip(_:_:), whose
+        let bearer: [UInt8] = [0x62, 0x65, 0x61, 0x72, 0x65, 0x72]  // "bearer"; not zip(_:_:), whose
         // generic metadata costs a process ~1.4M instructions to build on first use
         if bytes.count >= 7, bearer.indices.allSatisfy({ lower(bytes[$0]) == bearer[$0] }), bytes[6] == 0x20 || bytes[6] == 0x09 {
             throw TokenError.malformed("token starts with \"Bearer \"; pass the token alone, without the Authorization scheme")
@@ -139,13 +139,14 @@ struct CompactJWS {
             guard let s = JSONDocument.string(m) else { throw TokenError.malformed("token header \"\(name)\" is not a string") }
             return s
         }
-        return JOSEHeader(algorithm: alg, keyID: try optionalString("kid"), type: try optionalString("typ"),
-                          contentType: try optionalString("cty"), document: doc)
+        return JOSEHeader(
+            algorithm: alg, keyID: try optionalString("kid"), type: try optionalString("typ"),
+            contentType: try optionalString("cty"), document: doc)
     }
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -50,9 +50,11 @@ public struct TokenLimits: Sendable, Hashable {
     /// Bounds on the decoded claims.
     public var claims: JSONLimits
 
-    public init(maxTokenBytes: Int = 64 * 1024,
-                header: JSONLimits = JSONLimits(maxBytes: 8 * 1024, maxDepth: 4, maxTopLevelMembers: 32),
-                claims: JSONLimits = JSONLimits(maxBytes: 64 * 1024, maxDepth: 32, maxTopLevelMembers: 256)) {
+    public init(
+        maxTokenBytes: Int = 64 * 1024,
+        header: JSONLimits = JSONLimits(maxBytes: 8 * 1024, maxDepth: 4, maxTopLevelMembers: 32),
+        claims: JSONLimits = JSONLimits(maxBytes: 64 * 1024, maxDepth: 32, maxTopLevelMembers: 256)
+    ) {
         self.maxTokenBytes = maxTokenBytes
         self.header = header
         self.claims = claims

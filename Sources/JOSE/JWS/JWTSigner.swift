@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+    import FoundationEssentials  // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Signs JWTs (and other compact JWS) with one private key or secret.
@@ -24,8 +24,9 @@ public struct JWTSigner: Sendable {
     /// - Throws: `invalid_key` for a public key, `algorithm_not_allowed` for an algorithm the key does not allow.
     public init(key: JWK, algorithm: JWSAlgorithm? = nil, keyID: String? = nil) throws {
         let alg: JWSAlgorithm
-        if let algorithm { alg = algorithm }
-        else {
+        if let algorithm {
+            alg = algorithm
+        } else {
             let allowed = key.allowedAlgorithms
             guard let first = [JWSAlgorithm.rs256, .es256, .es384, .es512, .edDSA, .hs256, .hs384, .hs512].first(where: allowed.contains) ?? allowed.sorted().first else {
                 throw TokenError(.algorithmNotAllowed, "the key allows no JWS algorithm\(key.algorithm.map { " (its alg is \"\($0)\")" } ?? "")")

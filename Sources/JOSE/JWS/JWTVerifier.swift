@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+    import FoundationEssentials  // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// A verified token: its header, its claims, and the key that verified it.
@@ -79,8 +79,9 @@ public struct JWTVerifier: Sendable {
     public func verify<Claims: Decodable & Sendable>(_ token: String, as type: Claims.Type) throws -> VerifiedToken<Claims> {
         if let cache {
             let entry = try cachedVerification(token, cache)
-            return VerifiedToken(header: entry.token.header, claims: try ClaimsDecoder.decode(Claims.self, from: entry.document),
-                                 key: entry.token.key)
+            return VerifiedToken(
+                header: entry.token.header, claims: try ClaimsDecoder.decode(Claims.self, from: entry.document),
+                key: entry.token.key)
         }
         let (jws, doc, key) = try verifyClaims(token)
         return VerifiedToken(header: jws.header, claims: try ClaimsDecoder.decode(Claims.self, from: doc), key: key)

@@ -48,8 +48,9 @@ public enum KeyFile {
             let text = String(decoding: bytes, as: UTF8.self)
             if first == UInt8(ascii: "{") {
                 let value: JSONValue
-                do { value = try JSONValue(parsing: text, limits: JSONLimits(maxBytes: maxBytes, maxDepth: 8, maxTopLevelMembers: 64)) }
-                catch let e as TokenError { throw TokenError(.invalidKey, "not a valid JWK or JWKS: \(e.message)") }
+                do { value = try JSONValue(parsing: text, limits: JSONLimits(maxBytes: maxBytes, maxDepth: 8, maxTopLevelMembers: 64)) } catch let e as TokenError {
+                    throw TokenError(.invalidKey, "not a valid JWK or JWKS: \(e.message)")
+                }
                 if value.objectValue?["keys"] != nil { return .set(try JWKSet(jsonBytes: bytes)) }
                 return .key(try JWK(json: text))
             }
@@ -84,7 +85,6 @@ public enum KeyFile {
     /// - Throws: as ``SecretFile/read(path:)``; `invalid_key` for a secret too short for HMAC.
     public static func readSecret(path: String) throws -> JWK {
         let bytes = try SecretFile.read(path: path)
-        do { return try JWK(hmacSecret: bytes) }
-        catch let e as TokenError { throw TokenError(e.code, "\(path): \(e.message)") }
+        do { return try JWK(hmacSecret: bytes) } catch let e as TokenError { throw TokenError(e.code, "\(path): \(e.message)") }
     }
 }

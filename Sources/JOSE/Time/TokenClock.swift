@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+    public import FoundationEssentials  // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-public import Foundation
+    public import Foundation
 #endif
 
 /// The source of "now" for every time-dependent check: the verifier, JWKS caches, key rings
@@ -57,10 +57,15 @@ public enum UTCTime {
         // Claims are attacker-chosen: 1e300 must not trap in Int(_:) below.
         guard a.isFinite, a < 1e15 else { return delta >= 0 ? "in the far future" : "in the distant past" }
         let text: String
-        if a < 60 { text = "\(Int(a))s" }
-        else if a < 3600 { text = "\(Int(a / 60))m" }
-        else if a < 86_400 { let h = Int(a / 3600); let m = Int(a.truncatingRemainder(dividingBy: 3600) / 60); text = m == 0 ? "\(h)h" : "\(h)h \(m)m" }
-        else { let d = Int(a / 86_400); let h = Int(a.truncatingRemainder(dividingBy: 86_400) / 3600); text = h == 0 ? "\(d)d" : "\(d)d \(h)h" }
+        if a < 60 {
+            text = "\(Int(a))s"
+        } else if a < 3600 {
+            text = "\(Int(a / 60))m"
+        } else if a < 86_400 {
+            let h = Int(a / 3600); let m = Int(a.truncatingRemainder(dividingBy: 3600) / 60); text = m == 0 ? "\(h)h" : "\(h)h \(m)m"
+        } else {
+            let d = Int(a / 86_400); let h = Int(a.truncatingRemainder(dividingBy: 86_400) / 3600); text = h == 0 ? "\(d)d" : "\(d)d \(h)h"
+        }
         return delta >= 0 ? "in \(text)" : "\(text) ago"
     }
 }

@@ -55,8 +55,10 @@ extension AccountManager {
     /// a password of its own; `fail` spends it unused.
     /// - Throws: `invalid_password`, `too_many_requests` (hashing queue full), `function_refused`
     ///   for `fail` (and whatever `call` throws), `store_unavailable`.
-    public func resetThroughFunction(email: String, newPassword: String,
-                                     call: (AccountToken) async throws -> FunctionVerdict) async throws -> FunctionOutcome {
+    public func resetThroughFunction(
+        email: String, newPassword: String,
+        call: (AccountToken) async throws -> FunctionVerdict
+    ) async throws -> FunctionOutcome {
         try PasswordRule.check(newPassword, minLength: policy.minPasswordLength)
         let hash = try await hasher.hash(newPassword).encoded
         guard let token = try await issueReset(email: email) else { return .notCalled }

@@ -62,7 +62,7 @@ extension AccountManager {
         let hash = AccountToken.hash(token)
         let now = sessions.configuration.now
         guard let record = try await sessions.store.transaction({ tx in try await tx.accountToken(hash: hash) }),
-              record.purpose == purpose, ConstantTime.equals(Array(record.tokenID.utf8), Array(tokenID.utf8))
+            record.purpose == purpose, ConstantTime.equals(Array(record.tokenID.utf8), Array(tokenID.utf8))
         else { return .invalid }
         if record.usedAt != nil { return .used }
         return record.expiresAt <= now ? .expired : .invalid

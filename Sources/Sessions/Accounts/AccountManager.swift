@@ -50,19 +50,26 @@ public struct AccountManager: Sendable {
         let key = PasswordRule.emailKey(email)
         let now = sessions.configuration.now
         let autoConfirm = policy.autoConfirm
-        let issued = autoConfirm ? nil : try AccountToken.make(purpose: .confirm, email: email, now: now,
-                                                               lifetime: policy.confirmTokenLifetime)
+        let issued =
+            autoConfirm
+            ? nil
+            : try AccountToken.make(
+                purpose: .confirm, email: email, now: now,
+                lifetime: policy.confirmTokenLifetime)
         for _ in 0..<3 {
             let userID = try SessionManager.newUserID()
             do {
                 return try await sessions.store.transaction { tx in
                     if let existing = try await tx.account(emailKey: key) { return .taken(email: existing.email) }
                     try await tx.insertUser(UserRecord(id: userID, createdAt: now))
-                    let identity = IdentityRecord(provider: policy.provider, subject: email, userID: userID, email: email,
-                                                  emailVerified: autoConfirm, createdAt: now)
+                    let identity = IdentityRecord(
+                        provider: policy.provider, subject: email, userID: userID, email: email,
+                        emailVerified: autoConfirm, createdAt: now)
                     guard try await tx.insertIdentity(identity),
-                          try await tx.insertAccount(AccountRecord(userID: userID, email: email, emailKey: key, passwordHash: hash,
-                                                                   confirmedAt: autoConfirm ? now : nil, createdAt: now))
+                        try await tx.insertAccount(
+                            AccountRecord(
+                                userID: userID, email: email, emailKey: key, passwordHash: hash,
+                                confirmedAt: autoConfirm ? now : nil, createdAt: now))
                     else { throw AccountRaceLost() }
                     guard var token = issued else { return .created(userID: userID, confirmation: nil) }
                     token.userID = userID
@@ -131,8 +138,10 @@ public struct AccountManager: Sendable {
 
     // MARK: - internals
 
-    private func issue(_ purpose: AccountTokenRecord.Purpose, email: String, lifetime: Int64,
-                       when eligible: @escaping @Sendable (AccountRecord) -> Bool) async throws -> AccountToken? {
+    private func issue(
+        _ purpose: AccountTokenRecord.Purpose, email: String, lifetime: Int64,
+        when eligible: @escaping @Sendable (AccountRecord) -> Bool
+    ) async throws -> AccountToken? {
         guard (try? PasswordRule.checkEmail(email)) != nil else { return nil }
         let key = PasswordRule.emailKey(email)
         let now = sessions.configuration.now
@@ -147,8 +156,10 @@ public struct AccountManager: Sendable {
         }
     }
 
-    static func spend(_ tx: any SessionStoreTransaction, _ purpose: AccountTokenRecord.Purpose, token: String, tokenID: String,
-                      now: Int64) async throws -> AccountTokenRecord {
+    static func spend(
+        _ tx: any SessionStoreTransaction, _ purpose: AccountTokenRecord.Purpose, token: String, tokenID: String,
+        now: Int64
+    ) async throws -> AccountTokenRecord {
         let invalid = TokenError(.userpassTokenInvalid, "the link is invalid, already used or expired")
         guard (1...128).contains(token.utf8.count), (1...128).contains(tokenID.utf8.count) else { throw invalid }
         let hash = AccountToken.hash(token)
@@ -158,7 +169,7 @@ public struct AccountManager: Sendable {
 
     private static func setPassword(_ tx: any SessionStoreTransaction, userID: String, hash: String, now: Int64) async throws -> AccountRecord {
         guard var account = try await tx.account(userID: userID),
-              try await tx.updatePasswordHash(userID: userID, hash: hash, expected: nil)
+            try await tx.updatePasswordHash(userID: userID, hash: hash, expected: nil)
         else { throw TokenError(.userNotFound, "no account for that user") }
         _ = try await tx.confirmAccount(userID: userID, at: now)
         for session in try await tx.sessions(userID: userID) where session.revokedAt == nil {

@@ -47,8 +47,9 @@ public struct AccountToken: Sendable, Hashable {
     var createdAt: Int64
 
     static func make(purpose: AccountTokenRecord.Purpose, email: String, now: Int64, lifetime: Int64) throws -> AccountToken {
-        AccountToken(purpose: purpose, token: Base64URL.encode(try SecureRandom.bytes(32)), tokenID: Base64URL.encode(try SecureRandom.bytes(16)),
-                     userID: "", email: email, expiresAt: now + lifetime, createdAt: now)
+        AccountToken(
+            purpose: purpose, token: Base64URL.encode(try SecureRandom.bytes(32)), tokenID: Base64URL.encode(try SecureRandom.bytes(16)),
+            userID: "", email: email, expiresAt: now + lifetime, createdAt: now)
     }
 
     static func hash(_ token: String) -> String { Base64URL.encode(SHA2.sha256(Array(token.utf8))) }

@@ -34,8 +34,8 @@ public enum PasswordRule {
     public static func checkEmail(_ email: String) throws {
         let scalars = email.unicodeScalars
         guard email.utf8.count <= maxEmailBytes,
-              let at = scalars.lastIndex(of: "@"), at != scalars.startIndex, scalars.index(after: at) != scalars.endIndex,
-              !scalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control })
+            let at = scalars.lastIndex(of: "@"), at != scalars.startIndex, scalars.index(after: at) != scalars.endIndex,
+            !scalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control })
         else { throw TokenError(.invalidEmail, "email must be an address of the form name@domain, at most \(maxEmailBytes) bytes") }
     }
 

@@ -10,8 +10,9 @@ extension SessionManager {
     public func createAPIKey(userID: String, name: String) async throws -> (record: APIKeyRecord, key: String) {
         guard Self.isStorableID(name, maxBytes: 128) else { throw TokenError(.invalidInput, "an API key name is 1…128 bytes without control characters") }
         let key = try RefreshToken.generate()
-        let record = APIKeyRecord(id: try RandomID.make(), userID: userID, name: name, hash: RefreshToken.hash(key), disabled: false,
-                                  createdAt: configuration.now)
+        let record = APIKeyRecord(
+            id: try RandomID.make(), userID: userID, name: name, hash: RefreshToken.hash(key), disabled: false,
+            createdAt: configuration.now)
         try await store.transaction { tx in
             guard try await tx.user(id: userID) != nil else { throw TokenError(.userNotFound, "no user has that id") }
             guard try await tx.apiKeys(userID: userID).count < Self.maxAPIKeysPerUser else {

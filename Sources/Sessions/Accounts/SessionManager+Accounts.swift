@@ -91,7 +91,8 @@ extension SessionManager {
         guard let master = configuration.masterKey else { return [] }
         return try await identities(of: userID).compactMap { i in
             guard let sealed = i.sealedProviderToken, let box = try? Base64URL.decode(sealed, what: "sealed token"),
-                  let plain = try? AESGCM.open(box, key: master, authenticating: Array("\(i.provider)\u{0}\(i.subject)".utf8)) else { return nil }
+                let plain = try? AESGCM.open(box, key: master, authenticating: Array("\(i.provider)\u{0}\(i.subject)".utf8))
+            else { return nil }
             return (i.provider, String(decoding: plain, as: UTF8.self))
         }
     }

@@ -19,8 +19,8 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
         let bad = TokenError(.invalidConfiguration, "a rate is N/DURATION, like 10/15m (units s, m, h, d), got \"\(text.prefix(32))\"")
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard text.utf8.count <= 24, parts.count == 2, !parts[0].isEmpty, parts[0].allSatisfy({ ("0"..."9").contains($0) }),
-              let n = Int(parts[0]), (1...100_000).contains(n),
-              let window = DurationText.seconds(parts[1], units: "smhd"), (1...30 * 86_400).contains(window)
+            let n = Int(parts[0]), (1...100_000).contains(n),
+            let window = DurationText.seconds(parts[1], units: "smhd"), (1...30 * 86_400).contains(window)
         else { throw bad }
         self.init(count: n, window: window)
     }

@@ -186,14 +186,16 @@ public struct KeyRing: Sendable {
         } else {
             stored = privateJSON
         }
-        return SigningKeyRecord(keyID: kid, algorithm: alg.rawValue, publicJWK: try key.publicKey.jsonString(),
-                                privateJWK: stored, sealed: configuration.masterKey != nil, createdAt: configuration.now,
-                                accessTokenLifetime: configuration.accessTokenLifetime)
+        return SigningKeyRecord(
+            keyID: kid, algorithm: alg.rawValue, publicJWK: try key.publicKey.jsonString(),
+            privateJWK: stored, sealed: configuration.masterKey != nil, createdAt: configuration.now,
+            accessTokenLifetime: configuration.accessTokenLifetime)
     }
 
     static func info(_ r: SigningKeyRecord) -> KeyInfo {
-        KeyInfo(keyID: r.keyID, algorithm: r.algorithm, sealed: r.sealed, createdAt: r.createdAt, retiredAt: r.retiredAt,
-                publishUntil: r.publishUntil, accessTokenLifetime: r.accessTokenLifetime, revokedAt: r.revokedAt)
+        KeyInfo(
+            keyID: r.keyID, algorithm: r.algorithm, sealed: r.sealed, createdAt: r.createdAt, retiredAt: r.retiredAt,
+            publishUntil: r.publishUntil, accessTokenLifetime: r.accessTokenLifetime, revokedAt: r.revokedAt)
     }
 }
 
@@ -233,5 +235,9 @@ final class PublishedKeysCache: @unchecked Sendable {
         }
     }
 
-    func reset() { lock.withLock { readAt = nil; verifiers.removeAll() } }
+    func reset() {
+        lock.withLock {
+            readAt = nil; verifiers.removeAll()
+        }
+    }
 }

@@ -36,8 +36,9 @@ extension SessionManager {
             let active = try await tx.activeSigningKey()
             let signer = try active.map { try keyRing.signer(for: $0) }
             if let active { try await keyRing.recordUse(of: active, in: tx) }
-            let outcome = try await Self.rotate(tx, hash: hash, refreshToken: refreshToken, successor: successor, clientID: clientID,
-                                                now: now, grace: grace, idle: idle, hooks: hooks)
+            let outcome = try await Self.rotate(
+                tx, hash: hash, refreshToken: refreshToken, successor: successor, clientID: clientID,
+                now: now, grace: grace, idle: idle, hooks: hooks)
             return (outcome, signer)
         }
 
@@ -64,8 +65,10 @@ extension SessionManager {
     }
 
     /// The rotation itself, inside one transaction.
-    private static func rotate(_ tx: any SessionStoreTransaction, hash: String, refreshToken: String, successor: String,
-                               clientID: String?, now: Int64, grace: Int64, idle: Int64, hooks: TestHooks) async throws -> Outcome {
+    private static func rotate(
+        _ tx: any SessionStoreTransaction, hash: String, refreshToken: String, successor: String,
+        clientID: String?, now: Int64, grace: Int64, idle: Int64, hooks: TestHooks
+    ) async throws -> Outcome {
         do {  // (a scope, so the steps read in order)
             guard let token = try await tx.refreshToken(hash: hash) else { return .unknown }
             // Lock the session first: every rotation, revocation and deletion of this session
@@ -79,8 +82,10 @@ extension SessionManager {
             let sealed = try RefreshToken.sealSuccessor(successor, predecessor: refreshToken, sessionID: session.id)
             if try await tx.spendRefreshToken(hash: hash, at: now, successorHash: RefreshToken.hash(successor), sealedSuccessor: sealed) {
                 try hooks.checkAfterSpend()
-                try await tx.insertRefreshToken(RefreshTokenRecord(hash: RefreshToken.hash(successor), sessionID: session.id,
-                                                                   parentHash: hash, createdAt: now))
+                try await tx.insertRefreshToken(
+                    RefreshTokenRecord(
+                        hash: RefreshToken.hash(successor), sessionID: session.id,
+                        parentHash: hash, createdAt: now))
                 let idleEnd = min(now + idle, session.expiresAt)
                 try await tx.touchSession(id: session.id, lastUsedAt: now, idleExpiresAt: idleEnd)
                 var touched = session
@@ -94,8 +99,9 @@ extension SessionManager {
                 throw TokenError(.storeUnavailable, "refresh token changed state during rotation")
             }
             if grace > 0, now - usedAt <= grace, let successorHash = spent.successorHash, let box = spent.sealedSuccessor,
-               let next = try await tx.refreshToken(hash: successorHash), next.usedAt == nil,
-               let again = RefreshToken.openSuccessor(box, predecessor: refreshToken, sessionID: session.id) {
+                let next = try await tx.refreshToken(hash: successorHash), next.usedAt == nil,
+                let again = RefreshToken.openSuccessor(box, predecessor: refreshToken, sessionID: session.id)
+            {
                 return .replayed(session, again)
             }
             _ = try await tx.revokeSession(id: session.id, at: now, reason: "reuse")

@@ -22,12 +22,12 @@ public struct SchemaMigration: Sendable {
 public enum SessionSchema {
     /// The names of the migration steps, in order; the schema version is their count.
     public static let stepNames = [
-        "create_core_tables",       // 1: users, identities, families (sessions since 7), refresh_tokens, signing_keys
-        "add_grace_successor",      // 2: refresh_tokens.successor_hash, sealed_successor
-        "add_family_idle_expiry",   // 3: idle_expires_at of the sessions table (back-filled), indexes
+        "create_core_tables",  // 1: users, identities, families (sessions since 7), refresh_tokens, signing_keys
+        "add_grace_successor",  // 2: refresh_tokens.successor_hash, sealed_successor
+        "add_family_idle_expiry",  // 3: idle_expires_at of the sessions table (back-filled), indexes
         "add_identity_issuer_and_key_revocation",  // 4: identities keyed by (provider, issuer, subject); signing_keys.access_token_lifetime, revoked_at
-        "add_server_tables",        // 5: users.disabled_at, sessions.device, identities.sealed_provider_token, api_keys
-        "add_accounts",             // 6: accounts, account_tokens, throttle_events
+        "add_server_tables",  // 5: users.disabled_at, sessions.device, identities.sealed_provider_token, api_keys
+        "add_accounts",  // 6: accounts, account_tokens, throttle_events
         "rename_families_to_sessions",  // 7: table families → sessions, refresh_tokens.family_id → session_id, their indexes
     ]
 
@@ -41,10 +41,13 @@ public enum SessionSchema {
     ///   - available: the driver's steps; must match ``stepNames``.
     /// - Throws: `store_too_new` when the store records a step this code does not know;
     ///   `invalid_configuration` when a recorded step's name differs from ours (a store of another program).
-    public static func pendingSteps(applied: [(version: Int, name: String)], available: [SchemaMigration],
-                                    upTo target: Int? = nil) throws -> [SchemaMigration] {
-        precondition(available.map(\.name) == stepNames && available.map(\.version) == Array(1...stepNames.count),
-                     "driver migrations must match SessionSchema.stepNames")
+    public static func pendingSteps(
+        applied: [(version: Int, name: String)], available: [SchemaMigration],
+        upTo target: Int? = nil
+    ) throws -> [SchemaMigration] {
+        precondition(
+            available.map(\.name) == stepNames && available.map(\.version) == Array(1...stepNames.count),
+            "driver migrations must match SessionSchema.stepNames")
         let known = Dictionary(uniqueKeysWithValues: available.map { ($0.version, $0.name) })
         let current = applied.map(\.version).max() ?? 0
         if current > latestVersion {
@@ -52,7 +55,8 @@ public enum SessionSchema {
             throw TokenError(.storeTooNew, "store schema is at version \(current) (step \"\(newest.name.prefix(64))\"); this tokentool knows versions up to \(latestVersion)")
         }
         for step in applied where known[step.version] != step.name {
-            throw TokenError(.invalidConfiguration, "store schema step \(step.version) is \"\(step.name.prefix(64))\"; expected \"\(known[step.version] ?? "")\": not a tokentool session store")
+            throw TokenError(
+                .invalidConfiguration, "store schema step \(step.version) is \"\(step.name.prefix(64))\"; expected \"\(known[step.version] ?? "")\": not a tokentool session store")
         }
         let done = Set(applied.map(\.version))
         let limit = target ?? latestVersion

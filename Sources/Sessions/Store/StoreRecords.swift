@@ -34,8 +34,10 @@ public struct IdentityRecord: Sendable, Hashable {
     /// under the master key; `nil` when there is none.
     public var sealedProviderToken: String?
 
-    public init(provider: String, issuer: String = "", subject: String, userID: String, email: String? = nil, emailVerified: Bool = false,
-                profileJSON: String? = nil, createdAt: Int64, sealedProviderToken: String? = nil) {
+    public init(
+        provider: String, issuer: String = "", subject: String, userID: String, email: String? = nil, emailVerified: Bool = false,
+        profileJSON: String? = nil, createdAt: Int64, sealedProviderToken: String? = nil
+    ) {
         self.provider = provider
         self.issuer = issuer
         self.subject = subject
@@ -65,8 +67,10 @@ public struct SessionRecord: Sendable, Hashable {
     /// The client's device details as JSON (`{"deviceId","platform",…}`), when it sent any.
     public var device: String?
 
-    public init(id: String, userID: String, clientID: String, createdAt: Int64, expiresAt: Int64, idleExpiresAt: Int64,
-                lastUsedAt: Int64, revokedAt: Int64? = nil, revokeReason: String? = nil, device: String? = nil) {
+    public init(
+        id: String, userID: String, clientID: String, createdAt: Int64, expiresAt: Int64, idleExpiresAt: Int64,
+        lastUsedAt: Int64, revokedAt: Int64? = nil, revokeReason: String? = nil, device: String? = nil
+    ) {
         self.id = id
         self.userID = userID
         self.clientID = clientID
@@ -102,8 +106,10 @@ public struct RefreshTokenRecord: Sendable, Hashable {
     /// only while the grace interval lasts.
     public var sealedSuccessor: String?
 
-    public init(hash: String, sessionID: String, parentHash: String? = nil, createdAt: Int64, usedAt: Int64? = nil,
-                successorHash: String? = nil, sealedSuccessor: String? = nil) {
+    public init(
+        hash: String, sessionID: String, parentHash: String? = nil, createdAt: Int64, usedAt: Int64? = nil,
+        successorHash: String? = nil, sealedSuccessor: String? = nil
+    ) {
         self.hash = hash
         self.sessionID = sessionID
         self.parentHash = parentHash
@@ -135,8 +141,10 @@ public struct SigningKeyRecord: Sendable, Hashable {
     /// When the key was revoked (compromised): out of the JWKS at once, its tokens refused.
     public var revokedAt: Int64?
 
-    public init(keyID: String, algorithm: String, publicJWK: String, privateJWK: String, sealed: Bool, createdAt: Int64,
-                retiredAt: Int64? = nil, publishUntil: Int64? = nil, accessTokenLifetime: Int64? = nil, revokedAt: Int64? = nil) {
+    public init(
+        keyID: String, algorithm: String, publicJWK: String, privateJWK: String, sealed: Bool, createdAt: Int64,
+        retiredAt: Int64? = nil, publishUntil: Int64? = nil, accessTokenLifetime: Int64? = nil, revokedAt: Int64? = nil
+    ) {
         self.keyID = keyID
         self.algorithm = algorithm
         self.publicJWK = publicJWK

@@ -22,12 +22,15 @@ public struct AccessTokenVerifier: Sendable {
     /// The checks of an RFC 9068 access token from `issuer` for one of `audiences`, for verifiers
     /// that get their keys elsewhere (a remote JWKS through Identity's `KeySource`).
     /// - Precondition: `audiences` is not empty (an empty set would not check `aud` at all).
-    public static func options(issuer: String, audiences: Set<String>, leeway: TimeInterval = 60,
-                               clock: TokenClock = .system) -> VerifierOptions {
+    public static func options(
+        issuer: String, audiences: Set<String>, leeway: TimeInterval = 60,
+        clock: TokenClock = .system
+    ) -> VerifierOptions {
         precondition(!audiences.isEmpty, "an access token verifier needs at least one audience")
-        return VerifierOptions(issuers: [issuer], audiences: audiences,
-                               requiredClaims: ["iss", "exp", "aud", "sub", "client_id", "iat", "jti"],
-                               type: "at+jwt", leeway: leeway, clock: clock)
+        return VerifierOptions(
+            issuers: [issuer], audiences: audiences,
+            requiredClaims: ["iss", "exp", "aud", "sub", "client_id", "iat", "jti"],
+            type: "at+jwt", leeway: leeway, clock: clock)
     }
 
     /// The verified claims.
@@ -49,9 +52,10 @@ extension SessionManager {
     /// whose apps share one store and key ring checks the tokens of all of them (an empty set
     /// means this configuration's audience).
     public func verifyAccessToken(_ token: String, audiences: Set<String>, checkSession: Bool = true) async throws -> AccessTokenClaims {
-        let options = AccessTokenVerifier.options(issuer: configuration.issuer,
-                                                  audiences: audiences.isEmpty ? [configuration.audience] : audiences,
-                                                  leeway: TimeInterval(configuration.leeway), clock: configuration.clock)
+        let options = AccessTokenVerifier.options(
+            issuer: configuration.issuer,
+            audiences: audiences.isEmpty ? [configuration.audience] : audiences,
+            leeway: TimeInterval(configuration.leeway), clock: configuration.clock)
         let verifier = try await keyRing.accessTokenVerifier(options: options, audiences: options.audiences)
         let claims = try AccessTokenClaims(verifier.verify(token).claims)
         if checkSession {

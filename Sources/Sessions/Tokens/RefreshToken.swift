@@ -17,16 +17,18 @@ enum RefreshToken {
 
     /// `true` when `text` has the shape of a refresh token (43 base64url characters).
     static func looksLikeRefreshToken(_ text: String) -> Bool {
-        text.utf8.count == 43 && text.utf8.allSatisfy { c in
-            (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x5F
-        }
+        text.utf8.count == 43
+            && text.utf8.allSatisfy { c in
+                (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x5F
+            }
     }
 
     /// Why a pasted value is not a refresh token, when a usual mistake explains it.
     static func shapeHint(_ text: String) -> String {
         if text.lowercased().hasPrefix("bearer ") { return " (remove the \"Bearer \" prefix: send the token alone)" }
         if let f = text.unicodeScalars.first, let l = text.unicodeScalars.last,
-           [" ", "\t", "\n", "\r", "\""].contains(f) || [" ", "\t", "\n", "\r", "\""].contains(l) {
+            [" ", "\t", "\n", "\r", "\""].contains(f) || [" ", "\t", "\n", "\r", "\""].contains(l)
+        {
             return " (remove the surrounding white space or quotes)"
         }
         return ""
@@ -48,8 +50,8 @@ enum RefreshToken {
 
     static func openSuccessor(_ sealed: String, predecessor: String, sessionID: String) -> String? {
         guard let key = try? HMAC.sha256(key: Array(predecessor.utf8), data: sealLabel),
-              let box = try? Base64URL.decode(sealed, what: "sealed successor"),
-              let plain = try? AESGCM.open(box, key: key, authenticating: aad(predecessor: predecessor, sessionID: sessionID))
+            let box = try? Base64URL.decode(sealed, what: "sealed successor"),
+            let plain = try? AESGCM.open(box, key: key, authenticating: aad(predecessor: predecessor, sessionID: sessionID))
         else { return nil }
         return String(decoding: plain, as: UTF8.self)
     }

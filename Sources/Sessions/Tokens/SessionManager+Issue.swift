@@ -17,10 +17,11 @@ extension SessionManager {
         let now = configuration.now
         let client = clientID ?? configuration.defaultClientID
         let refresh = try RefreshToken.generate()
-        let session = SessionRecord(id: try RandomID.make(), userID: userID, clientID: client, createdAt: now,
-                                  expiresAt: now + configuration.refreshAbsoluteLifetime,
-                                  idleExpiresAt: now + min(configuration.refreshIdleLifetime, configuration.refreshAbsoluteLifetime),
-                                  lastUsedAt: now, device: device)
+        let session = SessionRecord(
+            id: try RandomID.make(), userID: userID, clientID: client, createdAt: now,
+            expiresAt: now + configuration.refreshAbsoluteLifetime,
+            idleExpiresAt: now + min(configuration.refreshIdleLifetime, configuration.refreshAbsoluteLifetime),
+            lastUsedAt: now, device: device)
         let keyRing = self.keyRing
         try await store.transaction { tx in
             guard let user = try await tx.user(id: userID) else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
@@ -33,11 +34,13 @@ extension SessionManager {
     }
 
     func makePair(refresh: String, session: SessionRecord, signer: JWTSigner, now: Int64) throws -> TokenPair {
-        let claims = AccessTokenClaims(issuer: configuration.issuer, subject: session.userID, audience: [configuration.audience],
-                                       expiresAt: now + configuration.accessTokenLifetime, issuedAt: now, jwtID: try RandomID.make(),
-                                       clientID: session.clientID, sessionID: session.id)
+        let claims = AccessTokenClaims(
+            issuer: configuration.issuer, subject: session.userID, audience: [configuration.audience],
+            expiresAt: now + configuration.accessTokenLifetime, issuedAt: now, jwtID: try RandomID.make(),
+            clientID: session.clientID, sessionID: session.id)
         let access = try signer.sign(claims.claimSet)
-        return TokenPair(accessToken: access, refreshToken: refresh, expiresIn: configuration.accessTokenLifetime,
-                         userID: session.userID, sessionID: session.id)
+        return TokenPair(
+            accessToken: access, refreshToken: refresh, expiresIn: configuration.accessTokenLifetime,
+            userID: session.userID, sessionID: session.id)
     }
 }

@@ -11,7 +11,8 @@ extension SessionManager {
         let now = configuration.now
         return try await store.transaction { tx in
             guard let session = try await tx.session(id: sid, forUpdate: false), session.isLive(at: now), session.userID == claims.subject,
-                  let user = try await tx.user(id: claims.subject) else { return false }
+                let user = try await tx.user(id: claims.subject)
+            else { return false }
             return user.disabledAt == nil
         }
     }

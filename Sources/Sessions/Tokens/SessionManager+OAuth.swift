@@ -23,8 +23,10 @@ extension SessionManager {
     /// - Throws: `unauthorized_client` when a public client names a live token of another client
     ///   (the token stays live); `store_unavailable`.
     @discardableResult
-    public func revoke(_ token: String, by client: RevokingClient, audiences: Set<String> = [],
-                       reason: String = "revoked") async throws -> String? {
+    public func revoke(
+        _ token: String, by client: RevokingClient, audiences: Set<String> = [],
+        reason: String = "revoked"
+    ) async throws -> String? {
         let now = configuration.now
         let session: SessionRecord?
         if RefreshToken.looksLikeRefreshToken(token) {

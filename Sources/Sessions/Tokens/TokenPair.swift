@@ -17,8 +17,10 @@ public struct TokenPair: Sendable, Hashable {
 
     /// The token response shape: `{"access_token","refresh_token","token_type","expires_in","user_id"}`.
     public var jsonObject: JSONObject {
-        ["access_token": .string(accessToken), "refresh_token": .string(refreshToken), "token_type": .string(tokenType),
-         "expires_in": .int(expiresIn), "user_id": .string(userID)]
+        [
+            "access_token": .string(accessToken), "refresh_token": .string(refreshToken), "token_type": .string(tokenType),
+            "expires_in": .int(expiresIn), "user_id": .string(userID),
+        ]
     }
 }
 
@@ -34,8 +36,10 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
     /// The session id.
     public var sessionID: String?
 
-    public init(issuer: String, subject: String, audience: [String], expiresAt: Int64, issuedAt: Int64, jwtID: String,
-                clientID: String, sessionID: String?) {
+    public init(
+        issuer: String, subject: String, audience: [String], expiresAt: Int64, issuedAt: Int64, jwtID: String,
+        clientID: String, sessionID: String?
+    ) {
         self.issuer = issuer
         self.subject = subject
         self.audience = audience

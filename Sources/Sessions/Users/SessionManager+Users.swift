@@ -135,8 +135,9 @@ extension SessionManager {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let profile = String(decoding: try encoder.encode(identity), as: UTF8.self)
-        return IdentityRecord(provider: identity.provider, issuer: identity.issuer ?? "", subject: identity.subject, userID: userID, email: identity.email,
-                              emailVerified: identity.emailVerified, profileJSON: profile, createdAt: now)
+        return IdentityRecord(
+            provider: identity.provider, issuer: identity.issuer ?? "", subject: identity.subject, userID: userID, email: identity.email,
+            emailVerified: identity.emailVerified, profileJSON: profile, createdAt: now)
     }
 
     static func newUserID() throws -> String { try RandomID.make() }

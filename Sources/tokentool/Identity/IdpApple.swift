@@ -51,8 +51,9 @@ struct IdpApple: AsyncParsableCommand {
                 idToken = try readTokenArgument(token)
             }
             try await withTransport { transport in
-                let apple = try AppleProvider(configuration: config, keys: keySource(jwks, transport: transport, clock: common.clock, timeout: common.timeout),
-                                              transport: transport)
+                let apple = try AppleProvider(
+                    configuration: config, keys: keySource(jwks, transport: transport, clock: common.clock, timeout: common.timeout),
+                    transport: transport)
                 if let revokeToken {
                     try await apple.revoke(token: try readTokenArgument(revokeToken), tokenTypeHint: tokenTypeHint)
                     if common.json { printJSON(.object(["revoked": true])) } else { print("revoked") }

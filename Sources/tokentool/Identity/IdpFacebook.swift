@@ -34,11 +34,14 @@ struct IdpFacebook: AsyncParsableCommand {
             config.timeout = common.timeout
             let input = try readTokenArgument(token)
             try await withTransport { transport in
-                let facebook = try FacebookProvider(configuration: config,
-                                                    limitedLoginKeys: keySource(jwks, transport: transport, clock: common.clock, timeout: common.timeout),
-                                                    transport: transport)
-                let identity = limitedLogin ? try await facebook.verify(limitedLoginToken: input, nonce: nonce)
-                                            : try await facebook.verify(accessToken: input)
+                let facebook = try FacebookProvider(
+                    configuration: config,
+                    limitedLoginKeys: keySource(jwks, transport: transport, clock: common.clock, timeout: common.timeout),
+                    transport: transport)
+                let identity =
+                    limitedLogin
+                    ? try await facebook.verify(limitedLoginToken: input, nonce: nonce)
+                    : try await facebook.verify(accessToken: input)
                 printIdentity(identity, json: common.json)
             }
         }

@@ -40,8 +40,9 @@ struct IdpGoogle: AsyncParsableCommand {
                 idToken = try readTokenArgument(token)
             }
             try await withTransport { transport in
-                let google = try GoogleProvider(configuration: config, keys: keySource(jwks, transport: transport, clock: common.clock, timeout: common.timeout),
-                                                transport: transport)
+                let google = try GoogleProvider(
+                    configuration: config, keys: keySource(jwks, transport: transport, clock: common.clock, timeout: common.timeout),
+                    transport: transport)
                 if let code = signIn.code {
                     let result = try await google.exchange(code: try readTokenArgument(code), redirectURI: redirectURI, nonce: signIn.nonce)
                     printIdentity(result.identity, exchange: result, json: common.json)

@@ -2,8 +2,7 @@ import JOSE
 
 /// Parses an `--alg` value. A bad value is the caller's mistake (exit 2), not a rejected token.
 func parseAlgorithmFlag(_ name: String) throws -> JWSAlgorithm {
-    do { return try JWSAlgorithm.parse(name) }
-    catch let e as TokenError { throw TokenError(.invalidInput, "--alg: \(e.message)") }
+    do { return try JWSAlgorithm.parse(name) } catch let e as TokenError { throw TokenError(.invalidInput, "--alg: \(e.message)") }
 }
 
 /// Parses a duration flag with ``JOSE/DurationText`` (a bare number is seconds): `90`, `90s`,

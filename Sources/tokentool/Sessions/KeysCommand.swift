@@ -80,14 +80,25 @@ struct KeysCommand: AsyncParsableCommand {
                 let keys = try await store.withSessions { try await $0.keyRing.keys() }
                 let now = try store.configuration().clock.now().timeIntervalSince1970
                 if output.json {
-                    printJSON(.object(["keys": .array(keys.map { k in .object([
-                        "kid": .string(k.keyID), "alg": .string(k.algorithm), "active": .bool(k.isActive), "sealed": .bool(k.sealed),
-                        "created_at": .int(k.createdAt), "retired_at": k.retiredAt.map(JSONValue.int) ?? .null,
-                        "publish_until": k.publishUntil.map(JSONValue.int) ?? .null,
-                        "revoked_at": k.revokedAt.map(JSONValue.int) ?? .null]) })]))
+                    printJSON(
+                        .object([
+                            "keys": .array(
+                                keys.map { k in
+                                    .object([
+                                        "kid": .string(k.keyID), "alg": .string(k.algorithm), "active": .bool(k.isActive), "sealed": .bool(k.sealed),
+                                        "created_at": .int(k.createdAt), "retired_at": k.retiredAt.map(JSONValue.int) ?? .null,
+                                        "publish_until": k.publishUntil.map(JSONValue.int) ?? .null,
+                                        "revoked_at": k.revokedAt.map(JSONValue.int) ?? .null,
+                                    ])
+                                })
+                        ]))
                 } else {
                     for k in keys {
-                        let state = k.revokedAt != nil ? "revoked" : k.isActive ? "active" : "retired, published until \(UTCTime.format(Double(k.publishUntil ?? 0))) (\(UTCTime.relative(Double(k.publishUntil ?? 0), now: now)))"
+                        let state =
+                            k.revokedAt != nil
+                            ? "revoked"
+                            : k.isActive
+                                ? "active" : "retired, published until \(UTCTime.format(Double(k.publishUntil ?? 0))) (\(UTCTime.relative(Double(k.publishUntil ?? 0), now: now)))"
                         print("\(k.keyID) \(k.algorithm)\(k.sealed ? " sealed" : "") \(state)")
                     }
                 }

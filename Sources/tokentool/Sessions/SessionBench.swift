@@ -41,12 +41,17 @@ extension TokenCommand {
                 let (count, elapsed) = try await store.withSessions { sessions in try await measure(sessions) }
                 let rate = Double(count) / elapsed
                 if output.json {
-                    printJSON(.object(["store": .string(store.storeKind), "op": .string(op), "rotations_per_sec": .double((rate * 10).rounded() / 10),
-                                       "rotations": .int(Int64(count)), "seconds": .double((elapsed * 1000).rounded() / 1000),
-                                       "concurrency": .int(Int64(concurrency))]))
+                    printJSON(
+                        .object([
+                            "store": .string(store.storeKind), "op": .string(op), "rotations_per_sec": .double((rate * 10).rounded() / 10),
+                            "rotations": .int(Int64(count)), "seconds": .double((elapsed * 1000).rounded() / 1000),
+                            "concurrency": .int(Int64(concurrency)),
+                        ]))
                 } else {
                     let what = ["rotate": "rotations", "refresh": "refreshes", "login": "sign-ins", "profile": "profile reads"][op] ?? op
-                    print("\(store.storeKind): \(count) \(what) in \(String(format: "%.2f", elapsed)) s with \(concurrency) concurrent session(s): \(String(format: "%.0f", rate)) \(what)/s")
+                    print(
+                        "\(store.storeKind): \(count) \(what) in \(String(format: "%.2f", elapsed)) s with \(concurrency) concurrent session(s): \(String(format: "%.0f", rate)) \(what)/s"
+                    )
                 }
             }
         }

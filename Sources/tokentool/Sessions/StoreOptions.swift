@@ -7,10 +7,14 @@ import Sessions
 
 /// Flags shared by `token`, `user` and `keys`: where the store is and the issuing policy.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("A SQLite file (created on first use) or a postgres:// URL (or $TOKENTOOL_STORE; a URL with a password belongs in --store-file).", valueName: "S"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A SQLite file (created on first use) or a postgres:// URL (or $TOKENTOOL_STORE; a URL with a password belongs in --store-file).", valueName: "S"))
     var store: String = ProcessInfo.processInfo.environment["TOKENTOOL_STORE"] ?? "./tokentool.sqlite"
 
-    @Option(name: .customLong("store-file"), help: ArgumentHelp("A file holding the --store value, e.g. a postgres:// URL with its password (or $TOKENTOOL_STORE_FILE); wins over --store.", valueName: "FILE"))
+    @Option(
+        name: .customLong("store-file"),
+        help: ArgumentHelp("A file holding the --store value, e.g. a postgres:// URL with its password (or $TOKENTOOL_STORE_FILE); wins over --store.", valueName: "FILE"))
     var storeFile: String?
 
     @Option(name: .long, help: "Access-token issuer (iss).")
@@ -37,8 +41,9 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .customLong("key-alg"), help: "Algorithm of new signing keys (ES256, ES384, ES512, EdDSA, RS256, PS256).")
     var keyAlgorithm: String = "ES256"
 
-    @Option(name: .customLong("master-key-file"),
-            help: ArgumentHelp("32-byte key (raw, hex or base64url) sealing private signing keys at rest (or $TOKENTOOL_MASTER_KEY_FILE).", valueName: "FILE"))
+    @Option(
+        name: .customLong("master-key-file"),
+        help: ArgumentHelp("32-byte key (raw, hex or base64url) sealing private signing keys at rest (or $TOKENTOOL_MASTER_KEY_FILE).", valueName: "FILE"))
     var masterKeyFile: String?
 
     @OptionGroup var clock: ClockOption
@@ -80,7 +85,8 @@ struct StoreOptions: ParsableArguments {
     func withSessions<T>(_ body: (SessionManager) async throws -> T) async throws -> T {
         let config = try configuration()
         let location = try location()
-        let opened: any SessionStore = Self.isPostgres(location)
+        let opened: any SessionStore =
+            Self.isPostgres(location)
             ? try await PostgresSessionStore.open(url: location)
             : try await SQLiteSessionStore.open(path: location)
         do {

@@ -16,7 +16,9 @@ struct TokenCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
         @Option(name: .long, help: ArgumentHelp("The user id (the user is created if it does not exist).", valueName: "USER_ID"))
         var sub: String?
-        @Option(name: .customLong("identity-json"), help: ArgumentHelp("A normalized identity (as `tokentool idp … --json` prints it): sign in, creating the user on first use.", valueName: "FILE"))
+        @Option(
+            name: .customLong("identity-json"),
+            help: ArgumentHelp("A normalized identity (as `tokentool idp … --json` prints it): sign in, creating the user on first use.", valueName: "FILE"))
         var identityJSON: String?
         @OptionGroup var output: JSONOption
 
@@ -86,7 +88,7 @@ struct TokenCommand: AsyncParsableCommand {
                 } else {
                     for (name, value) in result.response {
                         let shown = value.stringValue ?? value.jsonString
-                        if (name == "exp" || name == "iat"), let t = value.numberValue {
+                        if name == "exp" || name == "iat", let t = value.numberValue {
                             print("\(name): \(shown) (\(UTCTime.format(t)))")
                         } else {
                             print("\(name): \(shown)")
@@ -109,10 +111,15 @@ struct TokenCommand: AsyncParsableCommand {
             try await reportingErrors(json: output.json) {
                 let counts = try await store.withSessions { try await $0.purge() }
                 if output.json {
-                    printJSON(.object(["sessions": .int(Int64(counts.sessions)), "refresh_tokens": .int(Int64(counts.refreshTokens)),
-                                       "signing_keys": .int(Int64(counts.signingKeys)), "spent_successors": .int(Int64(counts.spentSuccessors))]))
+                    printJSON(
+                        .object([
+                            "sessions": .int(Int64(counts.sessions)), "refresh_tokens": .int(Int64(counts.refreshTokens)),
+                            "signing_keys": .int(Int64(counts.signingKeys)), "spent_successors": .int(Int64(counts.spentSuccessors)),
+                        ]))
                 } else {
-                    print("purged \(counts.sessions) sessions, \(counts.refreshTokens) refresh tokens, \(counts.signingKeys) signing keys; erased \(counts.spentSuccessors) spent tokens' successors")
+                    print(
+                        "purged \(counts.sessions) sessions, \(counts.refreshTokens) refresh tokens, \(counts.signingKeys) signing keys; erased \(counts.spentSuccessors) spent tokens' successors"
+                    )
                 }
             }
         }

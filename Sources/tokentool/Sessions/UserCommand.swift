@@ -31,7 +31,9 @@ struct UserCommand: AsyncParsableCommand {
     static func setDisabled(_ userID: String, _ disabled: Bool, store: StoreOptions, json: Bool) async throws {
         try await reportingErrors(json: json) {
             try await store.withSessions { try await $0.setUserDisabled(id: userID, disabled) }
-            if json { printJSON(.object(["disabled": .bool(disabled), "user_id": .string(userID)])) } else {
+            if json {
+                printJSON(.object(["disabled": .bool(disabled), "user_id": .string(userID)]))
+            } else {
                 print("\(disabled ? "disabled" : "enabled") user \(userID)")
             }
         }
@@ -66,16 +68,26 @@ struct UserCommand: AsyncParsableCommand {
                 }
                 let now = try store.configuration().clock.now().timeIntervalSince1970
                 if output.json {
-                    printJSON(.object([
-                        "user_id": .string(userID),
-                        "identities": .array(identities.map { .object(["provider": .string($0.provider), "subject": .string($0.subject),
-                                                                     "issuer": $0.issuer.isEmpty ? .null : .string($0.issuer),
-                                                                     "email": $0.email.map(JSONValue.string) ?? .null]) }),
-                        "sessions": .array(sessions.map { f in .object([
-                            "sid": .string(f.id), "client_id": .string(f.clientID), "created_at": .int(f.createdAt),
-                            "expires_at": .int(min(f.expiresAt, f.idleExpiresAt)), "live": .bool(f.isLive(at: Int64(now))),
-                            "revoked_reason": f.revokeReason.map(JSONValue.string) ?? .null]) }),
-                    ]))
+                    printJSON(
+                        .object([
+                            "user_id": .string(userID),
+                            "identities": .array(
+                                identities.map {
+                                    .object([
+                                        "provider": .string($0.provider), "subject": .string($0.subject),
+                                        "issuer": $0.issuer.isEmpty ? .null : .string($0.issuer),
+                                        "email": $0.email.map(JSONValue.string) ?? .null,
+                                    ])
+                                }),
+                            "sessions": .array(
+                                sessions.map { f in
+                                    .object([
+                                        "sid": .string(f.id), "client_id": .string(f.clientID), "created_at": .int(f.createdAt),
+                                        "expires_at": .int(min(f.expiresAt, f.idleExpiresAt)), "live": .bool(f.isLive(at: Int64(now))),
+                                        "revoked_reason": f.revokeReason.map(JSONValue.string) ?? .null,
+                                    ])
+                                }),
+                        ]))
                 } else {
                     print("user \(userID)")
                     for i in identities { print("  identity \(i.provider)\(i.issuer.isEmpty ? "" : " (\(i.issuer))") \(i.subject)\(i.email.map { " <\($0)>" } ?? "")") }

@@ -62,8 +62,11 @@ final class FaultLoad: Sendable {
                             if endOnLoss { return } else { continue }
                         }
                         guard login.status == 200, let user = login["user_id"], let access = login["access_token"],
-                              let refresh = login["refresh_token"] else { continue }
-                        let index = self.held.withLock { $0.append(Held(userID: user, access: access, refresh: refresh)); return $0.count - 1 }
+                            let refresh = login["refresh_token"]
+                        else { continue }
+                        let index = self.held.withLock {
+                            $0.append(Held(userID: user, access: access, refresh: refresh)); return $0.count - 1
+                        }
                         for _ in 0..<refreshes where !self.stopped.load(ordering: .relaxed) {
                             let token = self.held.withLock { $0[index].refresh }
                             guard let answer = await self.send("POST", next() + "/auth/session", bearer: token) else {
@@ -128,4 +131,3 @@ func quantile(_ durations: [Duration], _ q: Double) -> Duration {
     let sorted = durations.sorted()
     return sorted[max(0, min(sorted.count - 1, Int((Double(sorted.count) * q).rounded(.up)) - 1))]
 }
-

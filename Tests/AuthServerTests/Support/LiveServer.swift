@@ -29,14 +29,18 @@ struct LiveServer: Sendable {
     }
 
     /// Sends one request to this server. `body` is sent as given (JSON text or not).
-    func call(_ method: NIOHTTP1.HTTPMethod, _ path: String, body: String? = nil, bearer: String? = nil,
-              headers: [(String, String)] = []) async throws -> Answer {
+    func call(
+        _ method: NIOHTTP1.HTTPMethod, _ path: String, body: String? = nil, bearer: String? = nil,
+        headers: [(String, String)] = []
+    ) async throws -> Answer {
         try await Self.send(method, baseURL + path, body: body, bearer: bearer, headers: headers)
     }
 
     /// Sends one request to an absolute URL (servers in other processes too).
-    static func send(_ method: NIOHTTP1.HTTPMethod, _ url: String, body: String? = nil, bearer: String? = nil,
-                     headers: [(String, String)] = []) async throws -> Answer {
+    static func send(
+        _ method: NIOHTTP1.HTTPMethod, _ url: String, body: String? = nil, bearer: String? = nil,
+        headers: [(String, String)] = []
+    ) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = method
         if let body {
@@ -47,8 +51,9 @@ struct LiveServer: Sendable {
         for (n, v) in headers { request.headers.add(name: n, value: v) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 1 << 20)
-        return Answer(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-                      body: String(buffer: bytes))
+        return Answer(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+            body: String(buffer: bytes))
     }
 
     static let base = "/api/client/v2.0"
@@ -59,8 +64,10 @@ struct LiveServer: Sendable {
     /// Starts a server with `apps` (the config's `apps` JSON) and `extra` top-level members,
     /// runs `body`, then stops it and removes its folder.
     /// With `store`, the server opens that store (a SQLite path or a PostgreSQL URL) instead of a fresh one.
-    static func with<T>(_ kind: StoreKind, apps: String = defaultApps, extra: String = "", store given: String? = nil,
-                        files: [String: String] = [:], _ body: (LiveServer) async throws -> T) async throws -> T {
+    static func with<T>(
+        _ kind: StoreKind, apps: String = defaultApps, extra: String = "", store given: String? = nil,
+        files: [String: String] = [:], _ body: (LiveServer) async throws -> T
+    ) async throws -> T {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tokentool-serve-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }

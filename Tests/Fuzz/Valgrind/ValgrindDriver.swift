@@ -38,8 +38,9 @@ struct ValgrindDriver {
             claims["n"] = 42
             let token = try JWTSigner(key: reread, algorithm: alg).sign(claims)
             // verify: valid, tampered, wrong key
-            let verifier = try JWTVerifier(key: key.keyType == .oct ? key : key.publicKey,
-                                           options: VerifierOptions(clock: .fixed(unixSeconds: now)))
+            let verifier = try JWTVerifier(
+                key: key.keyType == .oct ? key : key.publicKey,
+                options: VerifierOptions(clock: .fixed(unixSeconds: now)))
             guard try verifier.verify(token).claims.subject == "memcheck" else { fatalError("\(alg): wrong claims") }
             _ = try verifier.verify(token, as: AppClaims.self)
             _ = try verifier.verifySignature(token)

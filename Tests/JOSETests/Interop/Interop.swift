@@ -28,9 +28,13 @@ enum Interop {
         let group = DispatchGroup()
         nonisolated(unsafe) var out = Data(), err = Data()
         group.enter()
-        DispatchQueue.global().async { out = output.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async {
+            out = output.fileHandleForReading.readDataToEndOfFile(); group.leave()
+        }
         group.enter()
-        DispatchQueue.global().async { err = errors.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async {
+            err = errors.fileHandleForReading.readDataToEndOfFile(); group.leave()
+        }
         if let stdin { input.fileHandleForWriting.write(stdin) }
         try input.fileHandleForWriting.close()
         group.wait()
@@ -81,52 +85,52 @@ enum Interop {
     /// - `{"op":"verify","alg":A,"jwk":{public JWK},"token":T}`: answers `{"ok":true,"payload","header"}`
     ///   or `{"ok":false,"error"}`.
     static let joserfcHelper = #"""
-    import json, sys, warnings
-    warnings.filterwarnings("ignore")  # joserfc warns about non-recommended algorithms such as EdDSA
-    try:
-        from joserfc import jws, jwt
-        from joserfc.jwk import RSAKey, ECKey, OKPKey, OctKey
-    except ImportError as e:
-        sys.stderr.write("cannot import joserfc: %s\n" % e)
-        sys.exit(3)
+        import json, sys, warnings
+        warnings.filterwarnings("ignore")  # joserfc warns about non-recommended algorithms such as EdDSA
+        try:
+            from joserfc import jws, jwt
+            from joserfc.jwk import RSAKey, ECKey, OKPKey, OctKey
+        except ImportError as e:
+            sys.stderr.write("cannot import joserfc: %s\n" % e)
+            sys.exit(3)
 
-    IMPORTERS = {"RSA": RSAKey, "EC": ECKey, "OKP": OKPKey, "oct": OctKey}
-    CURVES = {"ES256": "P-256", "ES384": "P-384", "ES512": "P-521"}
+        IMPORTERS = {"RSA": RSAKey, "EC": ECKey, "OKP": OKPKey, "oct": OctKey}
+        CURVES = {"ES256": "P-256", "ES384": "P-384", "ES512": "P-521"}
 
-    def generate(alg):
-        if alg.startswith("HS"):
-            return OctKey.generate_key(int(alg[2:]))
-        if alg.startswith("RS") or alg.startswith("PS"):
-            return RSAKey.generate_key(2048)
-        if alg in CURVES:
-            return ECKey.generate_key(CURVES[alg])
-        if alg in ("EdDSA", "Ed25519"):
-            return OKPKey.generate_key("Ed25519")
-        raise ValueError("unknown alg " + alg)
+        def generate(alg):
+            if alg.startswith("HS"):
+                return OctKey.generate_key(int(alg[2:]))
+            if alg.startswith("RS") or alg.startswith("PS"):
+                return RSAKey.generate_key(2048)
+            if alg in CURVES:
+                return ECKey.generate_key(CURVES[alg])
+            if alg in ("EdDSA", "Ed25519"):
+                return OKPKey.generate_key("Ed25519")
+            raise ValueError("unknown alg " + alg)
 
-    def load(jwk):
-        return IMPORTERS[jwk["kty"]].import_key(jwk)
+        def load(jwk):
+            return IMPORTERS[jwk["kty"]].import_key(jwk)
 
-    responses = []
-    for req in json.load(sys.stdin):
-        op, alg = req["op"], req["alg"]
-        if op == "sign":
-            key = generate(alg)
-            token = jwt.encode({"alg": alg, "kid": "joserfc-" + alg}, req["claims"], key, algorithms=[alg])
-            public = key.as_dict(private=(alg.startswith("HS")))
-            public["kid"] = "joserfc-" + alg
-            responses.append({"token": token, "jwk": public})
-        elif op == "sign_with":
-            token = jws.serialize_compact({"alg": alg}, req["payload"].encode(), load(req["jwk"]), algorithms=[alg])
-            responses.append({"token": token})
-        elif op == "verify":
-            try:
-                obj = jws.deserialize_compact(req["token"], load(req["jwk"]), algorithms=[alg])
-                responses.append({"ok": True, "payload": obj.payload.decode("utf-8"), "header": obj.protected})
-            except Exception as e:
-                responses.append({"ok": False, "error": type(e).__name__})
-        else:
-            raise ValueError("unknown op " + op)
-    json.dump(responses, sys.stdout)
-    """#
+        responses = []
+        for req in json.load(sys.stdin):
+            op, alg = req["op"], req["alg"]
+            if op == "sign":
+                key = generate(alg)
+                token = jwt.encode({"alg": alg, "kid": "joserfc-" + alg}, req["claims"], key, algorithms=[alg])
+                public = key.as_dict(private=(alg.startswith("HS")))
+                public["kid"] = "joserfc-" + alg
+                responses.append({"token": token, "jwk": public})
+            elif op == "sign_with":
+                token = jws.serialize_compact({"alg": alg}, req["payload"].encode(), load(req["jwk"]), algorithms=[alg])
+                responses.append({"token": token})
+            elif op == "verify":
+                try:
+                    obj = jws.deserialize_compact(req["token"], load(req["jwk"]), algorithms=[alg])
+                    responses.append({"ok": True, "payload": obj.payload.decode("utf-8"), "header": obj.protected})
+                except Exception as e:
+                    responses.append({"ok": False, "error": type(e).__name__})
+            else:
+                raise ValueError("unknown op " + op)
+        json.dump(responses, sys.stdout)
+        """#
 }

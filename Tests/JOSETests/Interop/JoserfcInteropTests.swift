@@ -27,8 +27,10 @@ import Testing
     @Test func theirTokensVerifyHere() throws {
         let now: Int64 = 1_800_000_000
         let requests = Self.algorithms.map { alg in
-            VJSON.object(["op": .string("sign"), "alg": .string(alg.rawValue),
-                          "claims": .object(["sub": .string("joserfc"), "exp": .int(Int(now) + 600), "big": .int(9_007_199_254_740_993)])])
+            VJSON.object([
+                "op": .string("sign"), "alg": .string(alg.rawValue),
+                "claims": .object(["sub": .string("joserfc"), "exp": .int(Int(now) + 600), "big": .int(9_007_199_254_740_993)]),
+            ])
         }
         let responses = try Interop.joserfc(requests)
         for (alg, response) in zip(Self.algorithms, responses) {
@@ -86,8 +88,10 @@ import Testing
         for alg in Self.algorithms {
             let key = try Self.key(for: alg)
             keys.append(key)
-            requests.append(["op": "sign_with", "alg": .string(alg.rawValue), "jwk": try Self.jwk(key, includePrivate: true),
-                             "payload": "payload for \(alg.rawValue) ’"])
+            requests.append([
+                "op": "sign_with", "alg": .string(alg.rawValue), "jwk": try Self.jwk(key, includePrivate: true),
+                "payload": "payload for \(alg.rawValue) ’",
+            ])
         }
         let responses = try Interop.joserfc(requests)
         for ((alg, key), response) in zip(zip(Self.algorithms, keys), responses) {

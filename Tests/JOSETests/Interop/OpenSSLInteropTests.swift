@@ -15,8 +15,8 @@ import Testing
     ]
 
     static func signingInput(_ alg: JWSAlgorithm) -> String {
-        Base64URL.encode(Array(#"{"alg":"\#(alg.rawValue)","kid":"openssl"}"#.utf8)) + "." +
-            Base64URL.encode(Array(#"{"sub":"openssl","note":"signed by the openssl CLI ’"}"#.utf8))
+        Base64URL.encode(Array(#"{"alg":"\#(alg.rawValue)","kid":"openssl"}"#.utf8)) + "."
+            + Base64URL.encode(Array(#"{"sub":"openssl","note":"signed by the openssl CLI ’"}"#.utf8))
     }
 
     static func pssOptions(_ alg: JWSAlgorithm) -> [String] {

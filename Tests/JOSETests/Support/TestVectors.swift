@@ -15,8 +15,7 @@ enum TestVectors {
     static func url(_ relative: String) -> URL { root.appendingPathComponent(relative) }
 
     static func data(_ relative: String) throws -> Data {
-        do { return try Data(contentsOf: url(relative)) }
-        catch { throw VectorError("cannot read TestVectors/\(relative): \(error)") }
+        do { return try Data(contentsOf: url(relative)) } catch { throw VectorError("cannot read TestVectors/\(relative): \(error)") }
     }
 
     static func bytes(_ relative: String) throws -> [UInt8] { Array(try data(relative)) }
@@ -56,13 +55,21 @@ enum VJSON: Sendable, Hashable, Codable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let i = try? c.decode(Int.self) { self = .int(i) }
-        else if let d = try? c.decode(Double.self) { self = .double(d) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([VJSON].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: VJSON].self)) }
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? c.decode(Int.self) {
+            self = .int(i)
+        } else if let d = try? c.decode(Double.self) {
+            self = .double(d)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? c.decode([VJSON].self) {
+            self = .array(a)
+        } else {
+            self = .object(try c.decode([String: VJSON].self))
+        }
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -126,9 +133,7 @@ enum Outcome: CustomStringConvertible {
     case rejected(TokenError)
 
     init(_ body: () throws -> Void) {
-        do { try body(); self = .accepted }
-        catch let e as TokenError { self = .rejected(e) }
-        catch { self = .rejected(TokenError(.internalError, "non-TokenError \(error)")) }
+        do { try body(); self = .accepted } catch let e as TokenError { self = .rejected(e) } catch { self = .rejected(TokenError(.internalError, "non-TokenError \(error)")) }
     }
 
     var accepted: Bool { if case .accepted = self { return true }; return false }

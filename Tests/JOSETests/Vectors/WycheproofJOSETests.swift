@@ -116,12 +116,14 @@ import Testing
                 let outcome = verify(token: token, keys: keys)
                 tally.run += 1
                 if outcome.accepted { tally.accepted += 1 } else { tally.rejected += 1 }
-                #expect(outcome.accepted == expectAccept,
-                        "\(name) tcId \(id) (\(test["comment"].string), label \(label)): \(outcome)")
+                #expect(
+                    outcome.accepted == expectAccept,
+                    "\(name) tcId \(id) (\(test["comment"].string), label \(label)): \(outcome)")
                 if let allowed = codes[id], !expectAccept {
                     tally.codesChecked += 1
-                    #expect(outcome.code.map(allowed.contains) == true,
-                            "\(name) tcId \(id) (\(test["comment"].string)): expected \(allowed.map(\.rawValue).sorted()), got \(outcome)")
+                    #expect(
+                        outcome.code.map(allowed.contains) == true,
+                        "\(name) tcId \(id) (\(test["comment"].string)): expected \(allowed.map(\.rawValue).sorted()), got \(outcome)")
                 }
             }
         }
@@ -157,8 +159,9 @@ import Testing
             for test in group["tests"].array {
                 let outcome = Self.verify(token: test["jwe"], keys: group["private"])
                 run += 1
-                #expect(!outcome.accepted && (outcome.code == .malformed || outcome.code == .invalidKey),
-                        "json_web_encryption_test tcId \(test["tcId"].int): \(outcome)")
+                #expect(
+                    !outcome.accepted && (outcome.code == .malformed || outcome.code == .invalidKey),
+                    "json_web_encryption_test tcId \(test["tcId"].int): \(outcome)")
             }
         }
         #expect(run == 139)

@@ -88,8 +88,9 @@ import Testing
             try Self.crossCheck(key, group: group, file: file, tally: &tally)
             for test in group["tests"].array {
                 let outcome = Self.verdict(key, alg, sig: test["sig"].hex, msg: test["msg"].hex)
-                Self.check(file, test["tcId"].int, test["result"].string, test["comment"].string, outcome,
-                           expectAccept: Self.expectation(test, file: file), tally: &tally)
+                Self.check(
+                    file, test["tcId"].int, test["result"].string, test["comment"].string, outcome,
+                    expectAccept: Self.expectation(test, file: file), tally: &tally)
             }
         }
         #expect(tally.run == doc["numberOfTests"].int)
@@ -129,8 +130,9 @@ import Testing
             try key.check(alg, for: .verify)
             for test in group["tests"].array {
                 let outcome = Self.verdict(key, alg, sig: test["sig"].hex, msg: test["msg"].hex)
-                Self.check(file, test["tcId"].int, test["result"].string, test["comment"].string, outcome,
-                           expectAccept: Self.expectation(test, file: file), tally: &tally)
+                Self.check(
+                    file, test["tcId"].int, test["result"].string, test["comment"].string, outcome,
+                    expectAccept: Self.expectation(test, file: file), tally: &tally)
             }
         }
         #expect(withoutJWK == 9)
@@ -155,8 +157,9 @@ import Testing
             try Self.crossCheck(key, group: group, file: file, tally: &tally)
             for test in group["tests"].array {
                 let outcome = Self.verdict(key, .edDSA, sig: test["sig"].hex, msg: test["msg"].hex)
-                Self.check(file, test["tcId"].int, test["result"].string, test["comment"].string, outcome,
-                           expectAccept: Self.expectation(test, file: file), tally: &tally)
+                Self.check(
+                    file, test["tcId"].int, test["result"].string, test["comment"].string, outcome,
+                    expectAccept: Self.expectation(test, file: file), tally: &tally)
             }
         }
         #expect(tally.run == 151)
@@ -207,8 +210,9 @@ import Testing
                     Self.check(file, id, test["result"].string, "truncated tag", outcome, expectAccept: false, tally: &tally)
                 } else {
                     primitive += 1
-                    Self.check(file, id, test["result"].string, test["comment"].string, outcome,
-                               expectAccept: Self.expectation(test, file: file), tally: &tally)
+                    Self.check(
+                        file, id, test["result"].string, test["comment"].string, outcome,
+                        expectAccept: Self.expectation(test, file: file), tally: &tally)
                 }
             }
         }

@@ -43,8 +43,10 @@ enum Harness {
     }
 
     /// A fresh, empty store of `kind`, migrated to `version` (latest by default); closed afterwards.
-    static func withStore<T>(_ kind: StoreKind, migratingTo version: Int? = nil,
-                             _ body: (TestStore) async throws -> T) async throws -> T {
+    static func withStore<T>(
+        _ kind: StoreKind, migratingTo version: Int? = nil,
+        _ body: (TestStore) async throws -> T
+    ) async throws -> T {
         switch kind {
         case .sqlite:
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tokentool-tests-\(UUID().uuidString)")
@@ -52,18 +54,20 @@ enum Harness {
             defer { try? FileManager.default.removeItem(at: dir) }
             let path = dir.appendingPathComponent("sessions.sqlite").path
             let store = try await SQLiteSessionStore.open(path: path, migratingTo: version)
-            let test = TestStore(kind: kind, store: store, location: path,
-                                 reopen: { v in try await SQLiteSessionStore.open(path: path, migratingTo: v) },
-                                 executeRaw: { sql in try await store.executeRaw(sql) })
+            let test = TestStore(
+                kind: kind, store: store, location: path,
+                reopen: { v in try await SQLiteSessionStore.open(path: path, migratingTo: v) },
+                executeRaw: { sql in try await store.executeRaw(sql) })
             return try await running(body, on: test)
         case .postgres:
             let server = try await ThrowawayPostgres.shared.server()
             let url = try await server.createDatabase()
             let location = try PostgresSessionStore.Location(url: url)
             let store = try await PostgresSessionStore.open(location: location, migratingTo: version)
-            let test = TestStore(kind: kind, store: store, location: url,
-                                 reopen: { v in try await PostgresSessionStore.open(location: location, migratingTo: v) },
-                                 executeRaw: { sql in try await store.executeRaw(sql) })
+            let test = TestStore(
+                kind: kind, store: store, location: url,
+                reopen: { v in try await PostgresSessionStore.open(location: location, migratingTo: v) },
+                executeRaw: { sql in try await store.executeRaw(sql) })
             return try await running(body, on: test)
         }
     }
@@ -93,8 +97,10 @@ extension SessionConfiguration {
 /// same time (a PostgreSQL server, above all) inherits them and keeps them open; they are
 /// drained on threads of their own, never on the cooperative pool.
 @discardableResult
-func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                stdin: String? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
+func runProcess(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    stdin: String? = nil
+) async throws -> (status: Int32, stdout: String, stderr: String) {
     func cloexecPipe() throws -> (read: FileHandle, write: FileHandle) {
         // A socket pair rather than pipe(2): SOCK_CLOEXEC sets close-on-exec atomically.
         var fds: [Int32] = [-1, -1]

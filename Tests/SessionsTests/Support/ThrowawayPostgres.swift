@@ -29,8 +29,9 @@ actor ThrowawayPostgres {
         /// Starts it again on the same data and port.
         func restart() async throws {
             let log = URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().appendingPathComponent("server.log").path
-            let r = try await ThrowawayPostgres.run(bin + "/pg_ctl", ["-D", dataDirectory, "-l", log, "-o", options, "-w", "-t", "60", "start"],
-                                                    as: asUser, closingInheritedDescriptors: true)
+            let r = try await ThrowawayPostgres.run(
+                bin + "/pg_ctl", ["-D", dataDirectory, "-l", log, "-o", options, "-w", "-t", "60", "start"],
+                as: asUser, closingInheritedDescriptors: true)
             guard r.status == 0 else { throw HarnessError("pg_ctl start failed: \(r.stderr)") }
         }
 
@@ -71,7 +72,9 @@ actor ThrowawayPostgres {
 
     private func start() async throws -> Server {
         guard let bin = Self.binDirectory() else {
-            throw HarnessError("PostgreSQL is not installed: no initdb under /usr/lib/postgresql/*/bin (install it with `apt-get install postgresql`, or set TOKENTOOL_PG_BIN); the PostgreSQL store tests cannot run")
+            throw HarnessError(
+                "PostgreSQL is not installed: no initdb under /usr/lib/postgresql/*/bin (install it with `apt-get install postgresql`, or set TOKENTOOL_PG_BIN); the PostgreSQL store tests cannot run"
+            )
         }
         let asUser: String? = getuid() == 0 ? "postgres" : nil
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tokentool-pg-\(getpid())-\(UUID().uuidString.prefix(8))").path
@@ -87,21 +90,30 @@ actor ThrowawayPostgres {
         for _ in 0..<5 {
             let port = try Self.freePort()
             let options = "-p \(port) -k \(dir) -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-            let r = try await Self.run(bin + "/pg_ctl", ["-D", data, "-l", dir + "/server.log", "-o", options, "-w", "-t", "60", "start"],
-                                       as: asUser, closingInheritedDescriptors: true)
+            let r = try await Self.run(
+                bin + "/pg_ctl", ["-D", data, "-l", dir + "/server.log", "-o", options, "-w", "-t", "60", "start"],
+                as: asUser, closingInheritedDescriptors: true)
             if r.status == 0 {
                 let stop = (asUser.map { "/usr/sbin/runuser -u \($0) -- " } ?? "") + "\(bin)/pg_ctl -D \(data) -m immediate -w stop >/dev/null 2>&1; rm -rf \(dir)"
-                let first = Self.stopCommands.withLock { all in all.append(stop); return all.count == 1 }
+                let first = Self.stopCommands.withLock { all in
+                    all.append(stop); return all.count == 1
+                }
                 if first {
                     atexit {
-                        let all = ThrowawayPostgres.stopCommands.withLock { all in defer { all = [] }; return all }
+                        let all = ThrowawayPostgres.stopCommands.withLock { all in
+                            defer { all = [] }; return all
+                        }
                         for command in all { _ = system(command) }
                     }
                 }
                 // If this process dies without exit handlers, a watchdog in a session of its own
                 // (setsid -f: immune to signals sent to the test's process group) stops the server.
-                _ = try? await Self.run("/usr/bin/setsid", ["-f", "/bin/sh", "-c",
-                    "exec </dev/null >/dev/null 2>&1; while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; if [ -d \(data) ]; then \(stop); fi"],
+                _ = try? await Self.run(
+                    "/usr/bin/setsid",
+                    [
+                        "-f", "/bin/sh", "-c",
+                        "exec </dev/null >/dev/null 2>&1; while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; if [ -d \(data) ]; then \(stop); fi",
+                    ],
                     as: nil, closingInheritedDescriptors: true)
                 return Server(bin: bin, dataDirectory: data, port: port, asUser: asUser, options: options)
             }
@@ -133,8 +145,10 @@ actor ThrowawayPostgres {
     /// above 2 is closed before it starts: a daemon it leaves behind (the server, the watchdog)
     /// must not keep Foundation's child-monitoring sockets open, or no Process would ever be
     /// seen to terminate.
-    static func run(_ executable: String, _ arguments: [String], as user: String?,
-                    closingInheritedDescriptors: Bool = false) async throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(
+        _ executable: String, _ arguments: [String], as user: String?,
+        closingInheritedDescriptors: Bool = false
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
         var command = [executable] + arguments
         if let user { command = ["/usr/sbin/runuser", "-u", user, "--"] + command }
         if closingInheritedDescriptors {

@@ -84,8 +84,8 @@ public final class RawPrimitive {
                     guard EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_PADDING) == 1 else { throw OpenSSLError.fail(.internalError, "padding") }
                 case .rsaPSS:
                     guard EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_PSS_PADDING) == 1,
-                          EVP_PKEY_CTX_set_rsa_pss_saltlen(c, RSA_PSS_SALTLEN_DIGEST) == 1,
-                          EVP_PKEY_CTX_set_rsa_mgf1_md(c, md) == 1
+                        EVP_PKEY_CTX_set_rsa_pss_saltlen(c, RSA_PSS_SALTLEN_DIGEST) == 1,
+                        EVP_PKEY_CTX_set_rsa_mgf1_md(c, md) == 1
                     else { throw OpenSSLError.fail(.internalError, "pss") }
                 default: break
                 }

@@ -56,7 +56,12 @@ final class HMACKey: @unchecked Sendable {
     /// Computes the full-length MAC over `data` into `out` (which must hold 64 bytes); returns its length.
     func mac(_ alg: JWSAlgorithm, _ data: UnsafeRawBufferPointer, into out: UnsafeMutablePointer<UInt8>) throws -> Int {
         let index: Int
-        switch alg { case .hs256: index = 0; case .hs384: index = 1; case .hs512: index = 2; default: index = -1 }
+        switch alg {
+        case .hs256: index = 0;
+        case .hs384: index = 1;
+        case .hs512: index = 2;
+        default: index = -1
+        }
         guard index >= 0, let template = templates[index] else {
             throw TokenError(.algorithmNotAllowed, "the secret is too short for \(alg.rawValue)")
         }
@@ -64,7 +69,7 @@ final class HMACKey: @unchecked Sendable {
         defer { EVP_MAC_CTX_free(ctx) }
         var outLength = 0
         guard EVP_MAC_update(ctx, data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count) == 1,
-              EVP_MAC_final(ctx, out, &outLength, 64) == 1
+            EVP_MAC_final(ctx, out, &outLength, 64) == 1
         else { throw OpenSSLError.fail(.internalError, "HMAC failed") }
         return outLength
     }
@@ -72,6 +77,10 @@ final class HMACKey: @unchecked Sendable {
 
 extension JWSAlgorithm {
     var digestName: String {
-        switch hashLength { case 32: "SHA256"; case 48: "SHA384"; default: "SHA512" }
+        switch hashLength {
+        case 32: "SHA256";
+        case 48: "SHA384";
+        default: "SHA512"
+        }
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials   // not all of Foundation: see docs/performance.md, "Start-up"
+    import FoundationEssentials  // not all of Foundation: see docs/performance.md, "Start-up"
 #else
-import Foundation
+    import Foundation
 #endif
 internal import COpenSSL
 import Synchronization
@@ -12,7 +12,7 @@ public enum ConstantTime {
     /// the length, never on where the first difference is.
     public static func equals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         #if DEBUG
-        ComparisonProbe.current?.record()
+            ComparisonProbe.current?.record()
         #endif
         guard a.count == b.count else { return false }
         if a.isEmpty { return true }
@@ -26,17 +26,17 @@ public enum ConstantTime {
 }
 
 #if DEBUG
-/// Test hook, compiled into debug builds only: counts the calls to ``ConstantTime/equals(_:_:)``
-/// made while it is bound to the current task, so a test can prove that a code path (the HMAC
-/// verification) compares with `CRYPTO_memcmp` rather than with `==` or `memcmp`.
-/// A task-local keeps tests running in parallel from counting each other's calls.
-final class ComparisonProbe: Sendable {
-    @TaskLocal static var current: ComparisonProbe?
-    private let calls = Mutex(0)
+    /// Test hook, compiled into debug builds only: counts the calls to ``ConstantTime/equals(_:_:)``
+    /// made while it is bound to the current task, so a test can prove that a code path (the HMAC
+    /// verification) compares with `CRYPTO_memcmp` rather than with `==` or `memcmp`.
+    /// A task-local keeps tests running in parallel from counting each other's calls.
+    final class ComparisonProbe: Sendable {
+        @TaskLocal static var current: ComparisonProbe?
+        private let calls = Mutex(0)
 
-    func record() { calls.withLock { $0 += 1 } }
-    var count: Int { calls.withLock { $0 } }
-}
+        func record() { calls.withLock { $0 += 1 } }
+        var count: Int { calls.withLock { $0 } }
+    }
 #endif
 
 /// Random bytes from OpenSSL's CSPRNG (`RAND_bytes`).

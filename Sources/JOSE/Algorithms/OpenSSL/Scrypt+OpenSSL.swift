@@ -10,8 +10,9 @@ extension Scrypt {
         let ok = password.withUnsafeBufferPointer { pw in
             salt.withUnsafeBufferPointer { s in
                 out.withUnsafeMutableBufferPointer { o in
-                    ctk_scrypt(pw.baseAddress, pw.count, s.baseAddress, s.count, UInt64(1) << UInt64(parameters.logN),
-                               UInt32(parameters.r), UInt32(parameters.p), maxmem, o.baseAddress, o.count)
+                    ctk_scrypt(
+                        pw.baseAddress, pw.count, s.baseAddress, s.count, UInt64(1) << UInt64(parameters.logN),
+                        UInt32(parameters.r), UInt32(parameters.p), maxmem, o.baseAddress, o.count)
                 }
             }
         }

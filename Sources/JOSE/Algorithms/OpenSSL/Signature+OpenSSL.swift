@@ -62,7 +62,7 @@ extension KeyMaterial {
         if alg.family == .rsaPSS {
             // RFC 7518 §3.5: MGF1 with the same hash, salt length equal to the hash length.
             guard EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PSS_PADDING) == 1,
-                  EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_DIGEST) == 1
+                EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_DIGEST) == 1
             else { throw OpenSSLError.fail(.internalError, "cannot set RSA-PSS parameters") }
         }
     }
@@ -96,8 +96,9 @@ extension KeyMaterial {
         ERR_clear_error()
         let ctx = try context(key, alg, sign: false)
         defer { EVP_MD_CTX_free(ctx) }
-        let rc = EVP_DigestVerify(ctx, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
-                                  data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count)
+        let rc = EVP_DigestVerify(
+            ctx, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
+            data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count)
         ERR_clear_error()  // a failed verification leaves reasons we do not report
         return rc == 1
     }
@@ -122,8 +123,20 @@ extension JWSAlgorithm {
     /// Position in `allCases`, without searching it.
     var templateIndex: Int {
         switch self {
-        case .hs256: 0; case .hs384: 1; case .hs512: 2; case .rs256: 3; case .rs384: 4; case .rs512: 5
-        case .ps256: 6; case .ps384: 7; case .ps512: 8; case .es256: 9; case .es384: 10; case .es512: 11; case .edDSA: 12; case .ed25519: 13
+        case .hs256: 0;
+        case .hs384: 1;
+        case .hs512: 2;
+        case .rs256: 3;
+        case .rs384: 4;
+        case .rs512: 5
+        case .ps256: 6;
+        case .ps384: 7;
+        case .ps512: 8;
+        case .es256: 9;
+        case .es384: 10;
+        case .es512: 11;
+        case .edDSA: 12;
+        case .ed25519: 13
         }
     }
 }

@@ -176,7 +176,7 @@ final class JSONDocument: @unchecked Sendable {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

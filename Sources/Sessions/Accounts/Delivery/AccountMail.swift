@@ -60,14 +60,15 @@ public struct AccountMail: Sendable, Hashable {
             body = "Open this link to choose a new password:\r\n\r\n\(url ?? "")\r\n\r\nThe link works once, for 30 minutes. If you did not ask for it, ignore this mail.\r\n"
         case .notice:
             subject = reason == "reset" ? "Your password was changed" : "Someone tried to register with your address"
-            body = reason == "reset"
+            body =
+                reason == "reset"
                 ? "The password of your account was just reset, and every device was signed out.\r\nIf this was not you, reset it again now.\r\n"
                 : "Someone tried to create an account with this address, which already has one.\r\nIf this was you, sign in or reset your password instead.\r\n"
         }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"   // RFC 5322 §3.3
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"  // RFC 5322 §3.3
         return [
             "From: \(sender)", "To: \(email)", "Subject: \(subject)", "Date: \(formatter.string(from: date))",
             "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8", "Content-Transfer-Encoding: 8bit", "", body,

@@ -38,9 +38,11 @@ public struct MailDelivery: Sendable {
     public var logger: Logger
     public var clock: TokenClock
 
-    public init(method: Method, transport: any HTTPTransport, sender: String = "TokenTool <no-reply@localhost>",
-                attempts: Int = 3, backoff: TimeInterval = 1, timeout: TimeInterval = 10,
-                logger: Logger = Logger(label: "tokentool.mail"), clock: TokenClock = .system) {
+    public init(
+        method: Method, transport: any HTTPTransport, sender: String = "TokenTool <no-reply@localhost>",
+        attempts: Int = 3, backoff: TimeInterval = 1, timeout: TimeInterval = 10,
+        logger: Logger = Logger(label: "tokentool.mail"), clock: TokenClock = .system
+    ) {
         self.method = method
         self.transport = transport
         self.sender = sender
@@ -64,9 +66,11 @@ public struct MailDelivery: Sendable {
                 failure = (error as? TokenError)?.code.rawValue ?? "error"
             }
             // Kind, app and why: never the token, the link or the address.
-            logger.warning("mail delivery failed", metadata: [
-                "kind": "\(mail.kind.rawValue)", "app": "\(mail.app.prefix(64))", "attempt": "\(attempt)/\(attempts)", "failure": "\(failure)",
-            ])
+            logger.warning(
+                "mail delivery failed",
+                metadata: [
+                    "kind": "\(mail.kind.rawValue)", "app": "\(mail.app.prefix(64))", "attempt": "\(attempt)/\(attempts)", "failure": "\(failure)",
+                ])
             if attempt < attempts {
                 try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
                 delay *= 2
@@ -82,10 +86,12 @@ public struct MailDelivery: Sendable {
         case .webhook(let url, let secret):
             let body = mail.json
             let now = Int64(clock.now().timeIntervalSince1970.rounded(.down))
-            let request = HTTPRequest(method: "POST", url: url, headers: [
-                (name: "Content-Type", value: "application/json"),
-                (name: "X-TokenTool-Signature", value: try CustomFunctionProvider.signature(secret: secret, body: body, time: now)),
-            ], body: body, timeout: timeout, maxResponseBytes: 16 * 1024)
+            let request = HTTPRequest(
+                method: "POST", url: url,
+                headers: [
+                    (name: "Content-Type", value: "application/json"),
+                    (name: "X-TokenTool-Signature", value: try CustomFunctionProvider.signature(secret: secret, body: body, time: now)),
+                ], body: body, timeout: timeout, maxResponseBytes: 16 * 1024)
             let response = try await transport.send(request)
             return (200..<300).contains(response.status) ? nil : "status \(response.status)"
         case .command(let argv):
@@ -117,7 +123,7 @@ public struct MailDelivery: Sendable {
                 return
             }
             DispatchQueue.global().async {
-                try? stdin.fileHandleForWriting.write(contentsOf: Data(input))   // EPIPE when it exits first: its status tells
+                try? stdin.fileHandleForWriting.write(contentsOf: Data(input))  // EPIPE when it exits first: its status tells
                 try? stdin.fileHandleForWriting.close()
             }
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { if process.isRunning { process.terminate() } }
