@@ -22,7 +22,9 @@ var dependencies: [Package.Dependency] = [
 ]
 var targets: [Target] = [
     // C libraries: nothing but JOSE imports these.
-    .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    // libcrypto (Debian libssl-dev): the OpenSSL 3 headers Swift may use, and thread_keys.c (a load-time
+    // constructor that orders OpenSSL's per-thread keys; see there).
+    .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("crypto")]),
     .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
     .target(name: "JOSE", dependencies: ["COpenSSL", "CJansson"], swiftSettings: strict),
     .testTarget(name: "JOSETests", dependencies: ["JOSE"], swiftSettings: strict),

@@ -28,22 +28,16 @@ say() { printf 'check-memory: %s\n' "$*" >&2; }
 run_asan() {
   say "AddressSanitizer/LeakSanitizer: building the tests in .build-asan"
   "$SWIFT" build --build-tests --sanitize=address --scratch-path .build-asan
-  # Every test, in two processes: the server's tests (AuthServerTests), then all the others. In
-  # one process, LeakSanitizer reports at exit two OpenSSL allocations (944 bytes, from
-  # CRYPTO_zalloc, stack cut there) that neither half reports alone; not yet explained (see
-  # CONTRIBUTING.md, "Memory checks"). Each half is fully checked.
-  local -a runs=("--filter AuthServerTests" "--skip AuthServerTests")
-  if [[ -n ${CHECK_MEMORY_FILTER:-} ]]; then runs=("--filter $CHECK_MEMORY_FILTER"); fi
-  local run
-  for run in "${runs[@]}"; do
-    say "AddressSanitizer/LeakSanitizer: running ${CHECK_MEMORY_FILTER:-every test} ($run)"
-    # halt_on_error: the first memory error fails the run; detect_leaks: LeakSanitizer at exit.
-    # shellcheck disable=SC2086  # $run is an option and its value
-    ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_stack_use_after_return=0 \
-    LSAN_OPTIONS=suppressions=$ROOT/Tests/lsan.supp:print_suppressions=0 \
-    SWIFT_BACKTRACE=enable=no \
-      "$SWIFT" test --skip-build --sanitize=address --scratch-path .build-asan $run
-  done
+  # Every test, in one process. (Two OpenSSL leaks that showed only then, a thread's error queue
+  # and random generators lost at its exit, are fixed in Sources/COpenSSL/thread_keys.c.)
+  local filter=()
+  if [[ -n ${CHECK_MEMORY_FILTER:-} ]]; then filter=(--filter "$CHECK_MEMORY_FILTER"); fi
+  say "AddressSanitizer/LeakSanitizer: running ${CHECK_MEMORY_FILTER:-every test}"
+  # halt_on_error: the first memory error fails the run; detect_leaks: LeakSanitizer at exit.
+  ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_stack_use_after_return=0 \
+  LSAN_OPTIONS=suppressions=$ROOT/Tests/lsan.supp:print_suppressions=0 \
+  SWIFT_BACKTRACE=enable=no \
+    "$SWIFT" test --skip-build --sanitize=address --scratch-path .build-asan "${filter[@]}"
   say "AddressSanitizer/LeakSanitizer: clean"
 }
 

@@ -44,12 +44,18 @@ public enum SecureRandom {
     /// `count` random bytes.
     /// - Throws: `internal_error` if the generator fails (it is never silently weak).
     public static func bytes(_ count: Int) throws -> [UInt8] {
+        _ = threadStatePrepared
         var out = [UInt8](repeating: 0, count: count)
         guard count == 0 || out.withUnsafeMutableBufferPointer({ RAND_bytes($0.baseAddress, Int32(count)) }) == 1 else {
             throw OpenSSLError.fail(.internalError, "RAND_bytes failed")
         }
         return out
     }
+
+    /// COpenSSL's load-time constructor already ran it; referring to it here also keeps that
+    /// object file in any link that uses JOSE's random bytes (a static library drops unreferenced
+    /// objects, and with them their constructors).
+    private static let threadStatePrepared: Void = ctk_openssl_prepare_thread_state()
 }
 
 /// SHA-2 digests.

@@ -57,5 +57,8 @@ static inline int ctk_scrypt(const unsigned char *pass, size_t pass_len, const u
     EVP_KDF_CTX_free(ctx);
     return ok;
 }
+/* Creates OpenSSL's per-thread state keys in the order its thread-exit clean-up needs
+   (thread_keys.c, which also calls it at load). Idempotent. */
+void ctk_openssl_prepare_thread_state(void);
 /* ERR_get_error_all is fine; ERR_reason_error_string too. Nothing else needed here. */
 #endif
