@@ -13,7 +13,7 @@
 #   floor-rotate    `tokentool token bench --op rotate` (one rotation), no HTTP
 #   floor-profile   `tokentool token bench --op profile`: the profile's store work (live check, identities), no HTTP
 #   login           POST …/app/bench-keep/auth/providers/anon-user/login {} (a new user and session each)
-#   refresh         POST …/auth/session, refresh_rotation off (the same refresh token each time)
+#   refresh         POST …/auth/session, refresh_rotation off (2 sessions per connection, sent in turn)
 #   refresh-rotate  POST …/auth/session, refresh_rotation on (each answer's token is used next)
 #   profile         GET …/auth/profile with an access token (live-checked against the store)
 #   middleware      GET /protected of bench-floor behind AccessTokenMiddleware (the server's JWKS, the cache)
@@ -134,7 +134,7 @@ cmd_of() {
         floor-sign) echo "tokentool bench --alg ES256 --op raw-sign --threads $(nproc) --seconds $SECONDS_PER_ROW" ;;
         floor-login|floor-refresh|floor-rotate|floor-profile) echo "tokentool token bench --op ${1#floor-} --concurrency $CONNECTIONS --seconds $SECONDS_PER_ROW --store S" ;;
         login) echo "wrk -s post-json.lua POST $BASE/app/bench-keep/auth/providers/anon-user/login" ;;
-        refresh) echo "wrk -s post-json.lua POST $BASE/auth/session (BEARER=refresh token of bench-keep)" ;;
+        refresh) echo "wrk -s refresh-keeping.lua POST $BASE/auth/session (bench-keep tokens, 2 sessions per connection)" ;;
         refresh-rotate) echo "wrk -s refresh-rotating.lua POST $BASE/auth/session (bench-rotate tokens)" ;;
         profile) echo "wrk -s get-bearer.lua GET $BASE/auth/profile" ;;
         middleware) echo "wrk -s get-bearer.lua GET /protected (bench-floor --jwks the server's)" ;;
@@ -149,7 +149,7 @@ wrk_row() {
     [ "$per" -ge 1 ] || per=1
     for r in $(seq 1 "$REPEAT"); do
         # A rotating run spends its tokens (presented again they would end their sessions): new ones each run.
-        [ -n "${TOKENS_BASE:-}" ] && rotating_tokens "${SERVERS[@]}"
+        [ -n "${TOKENS_BASE:-}" ] && session_tokens "${TOKENS_APP:-bench-rotate}" "$TOKENS_BASE" "${SERVERS[@]}"
         i=0; pids=()
         for url in "$@"; do
             TOKENS_FILE="${TOKENS_BASE:-}.$i" THREADS=1 wrk -t1 -c"$per" -d"${SECONDS_PER_ROW}s" --timeout 10s --latency \
@@ -179,13 +179,15 @@ store_floor() {
 
 wanted() { [[ " $ROWS_WANTED " == *" $1 "* ]]; }
 
-# rotating_tokens URL... : 2 refresh tokens of bench-rotate per connection, a file per instance.
-rotating_tokens() {
+# session_tokens APP BASE URL... : 2 refresh tokens of APP per connection, each of its own session,
+# in BASE.0, BASE.1, ... (a file per instance).
+session_tokens() {
+    local app=$1 base=$2; shift 2
     local i=0 url per=$(( CONNECTIONS / $# )) k
     [ "$per" -ge 1 ] || per=1
     for url in "$@"; do
-        : > "$WORK/rotate.$i"
-        for k in $(seq 1 $((2 * per))); do login "$url" bench-rotate | json_get refresh_token >> "$WORK/rotate.$i"; done
+        : > "$base.$i"
+        for k in $(seq 1 $((2 * per))); do login "$url" "$app" | json_get refresh_token >> "$base.$i"; done
         i=$((i + 1))
     done
 }
@@ -237,7 +239,7 @@ for store in $STORES; do
 
         if [ "$SOAK" -gt 0 ]; then
             say "soak: $SOAK s of login + refresh load, VmRSS of pid $SERVER_PID every 10 s"
-            rotating_tokens "${servers[@]}"
+            session_tokens bench-rotate "$WORK/rotate" "${servers[@]}"
             wrk -t1 -c$((CONNECTIONS / 2)) -d"${SOAK}s" -s "$ROOT/scripts/wrk/post-json.lua" \
                 "${servers[0]}$BASE/app/bench-keep/auth/providers/anon-user/login" > "$WORK/soak.login" 2>&1 &
             w1=$!
@@ -284,7 +286,7 @@ EOF
             record "$store" "$n" login floor-login 0.5 "$s"
         fi
         if wanted refresh; then
-            s=$(BEARER=$REFRESH BODY='' wrk_row refresh post-json.lua $(urls "$BASE/auth/session"))
+            s=$(TOKENS_APP=bench-keep TOKENS_BASE="$WORK/keep" wrk_row refresh refresh-keeping.lua $(urls "$BASE/auth/session"))
             record "$store" "$n" refresh floor-refresh 0.5 "$s"
         fi
         if wanted refresh-rotate; then

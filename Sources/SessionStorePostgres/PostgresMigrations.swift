@@ -106,6 +106,7 @@ enum PostgresMigrations {
             ]),
         accounts,
         renameFamiliesToSessions,
+        throttleCount,
     ]
 }
 
@@ -158,5 +159,35 @@ extension PostgresMigrations {
             "ALTER TABLE refresh_tokens RENAME CONSTRAINT refresh_tokens_family_id_fkey TO refresh_tokens_session_id_fkey",
             "ALTER INDEX families_user RENAME TO sessions_user",
             "ALTER INDEX refresh_tokens_family RENAME TO refresh_tokens_session",
+        ])
+}
+
+extension PostgresMigrations {
+    /// Step 8: a throttle count in one statement, run on its own (autocommit). A VOLATILE
+    /// function's queries each take a new snapshot, so the count after the key's lock sees every
+    /// event committed before the lock was granted: the same rule as the lock, count and insert
+    /// of `Throttle` in a transaction (the same lock key, so both can run side by side), with no
+    /// round trip while the lock is held. `synchronous_commit` is off for that statement only: the
+    /// lock ends without waiting for the WAL flush (a key's countings are serial, so a flush each
+    /// would bound a key to one counting per fsync). The event is visible at once, so the count is
+    /// exact; a PostgreSQL crash can lose only events whose WAL no later synchronous commit flushed
+    /// (a login's own transactions after its counting flush it).
+    static let throttleCount = SchemaMigration(
+        version: 8, name: "add_throttle_count",
+        statements: [
+            """
+            CREATE FUNCTION tokentool_count_throttle_event(p_key TEXT, p_since BIGINT, p_limit BIGINT, p_at BIGINT,
+                                                           p_expires_at BIGINT, p_record BOOLEAN, OUT n BIGINT, OUT oldest BIGINT)
+            LANGUAGE plpgsql VOLATILE AS $$
+            BEGIN
+                PERFORM set_config('synchronous_commit', 'off', true);
+                PERFORM pg_advisory_xact_lock(hashtextextended(p_key, 7305196519));
+                SELECT COUNT(*), MIN(at) INTO n, oldest FROM throttle_events WHERE key = p_key AND at >= p_since;
+                IF p_record AND n < p_limit THEN
+                    INSERT INTO throttle_events (key, at, expires_at) VALUES (p_key, p_at, p_expires_at);
+                END IF;
+            END
+            $$
+            """
         ])
 }

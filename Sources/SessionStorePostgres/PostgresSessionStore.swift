@@ -198,6 +198,38 @@ public final class PostgresSessionStore: SessionStore {
         }
     }
 
+    /// Each statement of `body` on its own (autocommit), on one pooled connection.
+    public func read<T: Sendable>(_ body: @Sendable (any SessionStoreTransaction) async throws -> T) async throws -> T {
+        do {
+            return try await withConnection { conn in
+                do {
+                    return try await body(PostgresTransaction(connection: conn, location: self.location, logger: self.logger))
+                } catch {
+                    throw BodyFailure(error: error)
+                }
+            }
+        } catch let failure as BodyFailure {
+            throw failure.error  // the body's own error, unchanged
+        }
+    }
+
+    /// One statement on its own, no `BEGIN`: the function of migration step 8 locks the key,
+    /// counts and records, and the key's lock ends with the statement, with no round trip while
+    /// it is held (`tokentool_count_throttle_event`, schema step 8).
+    public func countThrottleEvent(key: String, since: Int64, limit: Int, at time: Int64, expiresAt: Int64, record: Bool) async throws -> (
+        count: Int, oldest: Int64?
+    ) {
+        let query: PostgresQuery = """
+            SELECT n, oldest FROM tokentool_count_throttle_event(\(key), \(since), \(Int64(limit)), \(time), \(expiresAt), \(record))
+            """
+        return try await withConnection { conn in
+            let rows = try await Self.run(conn, query, location: self.location, logger: self.logger)
+            guard let row = rows.first else { throw TokenError(.storeUnavailable, "\(self.location.redacted): no throttle count") }
+            let (count, oldest) = try row.decode((Int64, Int64?).self)
+            return (Int(count), oldest)
+        }
+    }
+
     /// Runs SQL outside any transaction (test fixtures).
     @_spi(Testing) public func executeRaw(_ sql: String) async throws {
         try await withConnection { conn in _ = try await Self.run(conn, PostgresQuery(unsafeSQL: sql), location: self.location, logger: self.logger) }

@@ -122,6 +122,8 @@ enum SQLiteMigrations {
             ]),
         accounts,
         renameFamiliesToSessions,
+        // Step 8: PostgreSQL's one-statement throttle count; SQLite's transactions are serial, it has nothing to add.
+        SchemaMigration(version: 8, name: "add_throttle_count", statements: []),
     ]
 }
 

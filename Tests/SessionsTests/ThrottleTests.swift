@@ -54,6 +54,44 @@ import Testing
         }
     }
 
+    /// Two stores on one database (two server instances), and the driver's own counting beside the
+    /// protocol's transaction of lock, count and insert (an older instance during an upgrade): 60
+    /// countings at once against a limit of 7 let exactly 7 in, and the store holds exactly 7 events.
+    @Test(arguments: StoreKind.available)
+    func concurrentHitsFromTwoInstancesNeverExceedTheLimitNorLoseACount(kind: StoreKind) async throws {
+        try await Harness.withStore(kind) { t async throws in
+            let other = try await t.reopen(nil)
+            let clock = TestClock()
+            let limit = RateLimit(count: 7, window: 3600)
+            let digest = Throttle.storedKey("anon_addr:203.0.113.7")
+            let now = Throttle(store: t.store, clock: clock.tokenClock).now
+            let stores = [t.store, other]
+            let allowed = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for k in 0..<60 {
+                    let store = stores[k % 2]
+                    if k % 3 == 0 {
+                        group.addTask {
+                            try await store.transaction { tx in
+                                try await tx.lockThrottleKey(digest)
+                                let (count, _) = try await tx.throttleEvents(key: digest, since: now - limit.window + 1)
+                                guard count < limit.count else { return false }
+                                try await tx.insertThrottleEvent(key: digest, at: now, expiresAt: now + limit.window)
+                                return true
+                            }
+                        }
+                    } else {
+                        group.addTask { try await Throttle(store: store, clock: clock.tokenClock).hit("anon_addr:203.0.113.7", limit: limit) == .allowed }
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            try await other.close()
+            #expect(allowed == 7)
+            #expect(try await t.store.transaction { tx in try await tx.throttleEvents(key: digest, since: 0) }.count == 7)
+            #expect(try await Throttle(store: t.store, clock: clock.tokenClock).check("anon_addr:203.0.113.7", limit: limit) == .refused(retryAfter: 3600))
+        }
+    }
+
     @Test(arguments: StoreKind.available)
     func keysAreStoredAsDigests(kind: StoreKind) async throws {
         try await Harness.withStore(kind) { t async throws in

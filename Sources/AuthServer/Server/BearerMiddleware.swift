@@ -45,7 +45,7 @@ struct BearerMiddleware: RouterMiddleware {
             throw TokenError(.invalidSession, "the access token is not one this server issued")
         }
         guard let sid = claims.sessionID else { throw TokenError(.invalidSession, "the access token has no session") }
-        // The live check, against the store on every request (never cached), one transaction.
+        // The live check, against the store on every request (never cached): two reads.
         guard try await app.sessions.isLive(claims) else {
             throw TokenError(.invalidSession, "the session of this access token has ended, or its user is gone or disabled")
         }

@@ -16,6 +16,8 @@ extension SessionManager {
         let idle = configuration.refreshIdleLifetime
         let keyRing = self.keyRing
         let (session, signer): (SessionRecord, JWTSigner) = try await store.transaction { tx in
+            // The key first: the session's row lock, taken next, is then held for fewer statements.
+            guard let key = try await tx.activeSigningKey() else { throw TokenError(.storeUnavailable, "no signing key") }
             guard let token = try await tx.refreshToken(hash: hash), let session = try await tx.session(id: token.sessionID, forUpdate: true) else {
                 throw TokenError(.invalidRefreshToken, "refresh token is not known to this store")
             }
@@ -28,7 +30,6 @@ extension SessionManager {
             var touched = session
             touched.lastUsedAt = now
             touched.idleExpiresAt = idleEnd
-            guard let key = try await tx.activeSigningKey() else { throw TokenError(.storeUnavailable, "no signing key") }
             return (touched, try keyRing.signer(for: key))
         }
         return try makePair(refresh: refreshToken, session: session, signer: signer, now: now)

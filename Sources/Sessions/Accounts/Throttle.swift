@@ -30,9 +30,10 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
 
 /// Counts events per key in the store, so that limits hold across every instance sharing it.
 ///
-/// Each counted event is one row kept for its window; counting and recording happen in one
-/// transaction with the key locked, so concurrent requests on any instance never both take the
-/// last slot. Keys are stored as SHA-256 digests: the table holds no address or email.
+/// Each counted event is one row kept for its window; counting and recording happen atomically
+/// with the key locked (``SessionStore/countThrottleEvent(key:since:limit:at:expiresAt:record:)``),
+/// so concurrent requests on any instance never both take the last slot. Keys are stored as
+/// SHA-256 digests: the table holds no address or email.
 ///
 /// ```swift
 /// let throttle = Throttle(store: store)
@@ -78,15 +79,9 @@ public struct Throttle: Sendable {
     private func decide(_ key: String, limit: RateLimit, record: Bool) async throws -> Decision {
         let digest = Self.storedKey(key)
         let now = self.now
-        return try await store.transaction { tx in
-            try await tx.lockThrottleKey(digest)
-            let (count, oldest) = try await tx.throttleEvents(key: digest, since: now - limit.window + 1)
-            if count >= limit.count {
-                return .refused(retryAfter: max(1, (oldest ?? now) + limit.window - now))
-            }
-            if record { try await tx.insertThrottleEvent(key: digest, at: now, expiresAt: now + limit.window) }
-            return .allowed
-        }
+        let (count, oldest) = try await store.countThrottleEvent(
+            key: digest, since: now - limit.window + 1, limit: limit.count, at: now, expiresAt: now + limit.window, record: record)
+        return count >= limit.count ? .refused(retryAfter: max(1, (oldest ?? now) + limit.window - now)) : .allowed
     }
 
     static func storedKey(_ key: String) -> String { Base64URL.encode(SHA2.sha256(Array(key.utf8))) }

@@ -62,7 +62,7 @@ public struct KeyRing: Sendable {
     /// The active key, created on first use when the ring is empty.
     /// - Throws: `invalid_configuration`, `store_unavailable`.
     public func activeKey() async throws -> SigningKeyRecord {
-        if let key = try await store.transaction({ tx in try await tx.activeSigningKey() }) { return key }
+        if let key = try await store.read({ tx in try await tx.activeSigningKey() }) { return key }
         let record = try makeKeyRecord()
         // Several instances may race to create the first key; the store keeps exactly one active.
         return try await store.transaction { tx in

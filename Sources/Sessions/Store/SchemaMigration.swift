@@ -29,6 +29,7 @@ public enum SessionSchema {
         "add_server_tables",  // 5: users.disabled_at, sessions.device, identities.sealed_provider_token, api_keys
         "add_accounts",  // 6: accounts, account_tokens, throttle_events
         "rename_families_to_sessions",  // 7: table families → sessions, refresh_tokens.family_id → session_id, their indexes
+        "add_throttle_count",  // 8: PostgreSQL: the function counting a throttle event in one statement (SQLite: nothing)
     ]
 
     /// The newest schema version this code knows.

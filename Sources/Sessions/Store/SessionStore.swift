@@ -14,12 +14,51 @@ public protocol SessionStore: Sendable {
     /// - Throws: `store_unavailable` when the store fails; whatever `body` throws.
     func transaction<T: Sendable>(_ body: @Sendable (any SessionStoreTransaction) async throws -> T) async throws -> T
 
+    /// Runs `body`'s reads outside a transaction where the store can: each statement sees what is
+    /// committed when it runs (no snapshot shared between them, no locks), without the round
+    /// trips of `BEGIN` and `COMMIT`. For lookups whose statements need no consistency with each
+    /// other (each later read is at least as fresh as the earlier ones); never for writes.
+    /// - Throws: `store_unavailable` when the store fails; whatever `body` throws.
+    func read<T: Sendable>(_ body: @Sendable (any SessionStoreTransaction) async throws -> T) async throws -> T
+
     /// The schema version the store is at (the number of migrations applied).
     /// - Throws: `store_unavailable`.
     func schemaVersion() async throws -> Int
 
     /// Releases connections. The store is unusable afterwards.
     func close() async throws
+
+    /// Counts the events of `key` at or after `since` and, when `record` is set and there are
+    /// fewer than `limit`, adds one at `time` (kept until `expiresAt`), atomically with respect
+    /// to every other counting on `key` from any instance sharing the store. The default runs
+    /// ``SessionStoreTransaction/lockThrottleKey(_:)``, ``SessionStoreTransaction/throttleEvents(key:since:)``
+    /// and ``SessionStoreTransaction/insertThrottleEvent(key:at:expiresAt:)`` in one transaction;
+    /// a driver may do the same in fewer round trips.
+    /// - Returns: the count and the oldest event before this one was added.
+    /// - Throws: `store_unavailable`.
+    func countThrottleEvent(key: String, since: Int64, limit: Int, at time: Int64, expiresAt: Int64, record: Bool) async throws -> (
+        count: Int, oldest: Int64?
+    )
+}
+
+extension SessionStore {
+    /// The default: `body` in one ``transaction(_:)`` (for a store whose transactions cost no
+    /// round trips of their own, like SQLite's).
+    public func read<T: Sendable>(_ body: @Sendable (any SessionStoreTransaction) async throws -> T) async throws -> T {
+        try await transaction(body)
+    }
+
+    /// The default: the key's lock, the count and the insert in one ``transaction(_:)``.
+    public func countThrottleEvent(key: String, since: Int64, limit: Int, at time: Int64, expiresAt: Int64, record: Bool) async throws -> (
+        count: Int, oldest: Int64?
+    ) {
+        try await transaction { tx in
+            try await tx.lockThrottleKey(key)
+            let (count, oldest) = try await tx.throttleEvents(key: key, since: since)
+            if record, count < limit { try await tx.insertThrottleEvent(key: key, at: time, expiresAt: expiresAt) }
+            return (count, oldest)
+        }
+    }
 }
 
 /// The operations available inside one store transaction.

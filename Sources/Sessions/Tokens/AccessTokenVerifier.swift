@@ -61,7 +61,7 @@ extension SessionManager {
         if checkSession {
             guard let sid = claims.sessionID else { throw TokenError(.missingClaim, "access token has no sid to check", claim: "sid") }
             let now = configuration.now
-            let session = try await store.transaction { tx in try await tx.session(id: sid, forUpdate: false) }
+            let session = try await store.read { tx in try await tx.session(id: sid, forUpdate: false) }
             guard let session, session.isLive(at: now), session.userID == claims.subject else {
                 throw TokenError(.sessionRevoked, "the session of this access token is \(session == nil ? "gone" : (session!.revokedAt != nil ? "revoked" : "expired"))")
             }

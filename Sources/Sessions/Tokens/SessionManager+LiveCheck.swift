@@ -3,13 +3,13 @@ import JOSE
 extension SessionManager {
     /// The live check of a verified access token, against the store at once (nothing cached): its
     /// session (`sid`) is live and belongs to `sub`, and that user exists and is not disabled. One
-    /// transaction, two reads.
+    /// call, two reads (each as fresh as the store has it; no transaction needed).
     /// - Returns: `false` for a token without `sid`, an ended or unknown session, or a gone or disabled user.
     /// - Throws: `store_unavailable`.
     public func isLive(_ claims: AccessTokenClaims) async throws -> Bool {
         guard let sid = claims.sessionID else { return false }
         let now = configuration.now
-        return try await store.transaction { tx in
+        return try await store.read { tx in
             guard let session = try await tx.session(id: sid, forUpdate: false), session.isLive(at: now), session.userID == claims.subject,
                 let user = try await tx.user(id: claims.subject)
             else { return false }

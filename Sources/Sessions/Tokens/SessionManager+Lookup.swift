@@ -7,7 +7,7 @@ extension SessionManager {
     public func session(ofRefreshToken token: String) async throws -> SessionRecord? {
         guard RefreshToken.looksLikeRefreshToken(token) else { return nil }
         let hash = RefreshToken.hash(token)
-        return try await store.transaction { tx in
+        return try await store.read { tx in
             guard let record = try await tx.refreshToken(hash: hash) else { return nil }
             return try await tx.session(id: record.sessionID, forUpdate: false)
         }
@@ -16,6 +16,6 @@ extension SessionManager {
     /// A session by id; `nil` when unknown or purged.
     public func session(id: String) async throws -> SessionRecord? {
         guard Self.isStorableID(id, maxBytes: 255) else { return nil }
-        return try await store.transaction { tx in try await tx.session(id: id, forUpdate: false) }
+        return try await store.read { tx in try await tx.session(id: id, forUpdate: false) }
     }
 }

@@ -87,7 +87,7 @@ extension SessionManager {
     /// A user's identities, oldest first.
     public func identities(of userID: String) async throws -> [IdentityRecord] {
         guard Self.isStorableID(userID, maxBytes: 255) else { return [] }
-        return try await store.transaction { tx in try await tx.identities(userID: userID) }
+        return try await store.read { tx in try await tx.identities(userID: userID) }
     }
 
     /// The user with `id`, if any.

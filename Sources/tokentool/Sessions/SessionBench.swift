@@ -15,9 +15,11 @@ extension TokenCommand {
             discussion: """
                 --op rotate (default): refresh with rotation (one transaction spending the token and storing its successor). \
                 --op refresh: refresh keeping the token (the server's refresh_rotation false). \
-                --op login: a first sign-in (a new user, identity, session and refresh token: the server's anonymous login). \
+                --op login: a first sign-in (a new user, identity, session and refresh token), after counting it on the \
+                throttle twice, as the server's anonymous login does for one client address (login_addr and anon_addr, \
+                limits 100000/1s: counted, never refused). \
                 --op profile: the store work of the server's GET profile (the access token verified, from the cache; the session \
-                and user live-checked in one transaction; the user's identities read). \
+                and user live-checked, two reads; the user's identities read). \
                 Each includes the signed access token. Prints {"store":"sqlite","op":"rotate","rotations_per_sec":N,"rotations":N,"seconds":S,"concurrency":C} \
                 (the same members for every op). The bench users and their sessions are deleted afterwards.
                 """)
@@ -59,6 +61,7 @@ extension TokenCommand {
         /// Runs `concurrency` chains of the op until the deadline: (operations, seconds).
         private func measure(_ sessions: SessionManager) async throws -> (Int, Double) {
             let op = self.op
+            let throttle = Throttle(store: sessions.store, clock: sessions.configuration.clock)
             let userID = "bench-\(UUID().uuidString.lowercased())"
             _ = try await sessions.ensureUser(id: userID)
             var starts: [String] = []
@@ -82,7 +85,9 @@ extension TokenCommand {
                         var count = 0
                         while clock.now < deadline {
                             switch op {
-                            case "login": _ = try await sessions.signIn(with: Self.newIdentity())
+                            case "login":
+                                for key in Self.throttleKeys { _ = try await throttle.hit(key, limit: Self.throttleLimit) }
+                                _ = try await sessions.signIn(with: Self.newIdentity())
                             case "refresh": _ = try await sessions.refreshKeepingToken(token)
                             case "profile":
                                 let claims = try await sessions.verifyAccessToken(access, checkSession: false)
@@ -104,6 +109,11 @@ extension TokenCommand {
             while try await sessions.removeIdleUsers(onlyProvider: Self.loginProvider, idleSeconds: -60) > 0 {}
             return (total, elapsed)
         }
+
+        /// The server's anonymous login counts these for the client's address (all of a bench's
+        /// logins come from 127.0.0.1), under `make bench-server`'s limits.
+        static let throttleKeys = ["login_addr:127.0.0.1", "anon_addr:127.0.0.1"]
+        static let throttleLimit = RateLimit(count: 100_000, window: 1)
 
         /// A first sign-in's identity, as the server's anonymous login makes one (a random subject).
         private static func newIdentity() -> Identity {
