@@ -30,6 +30,29 @@ struct ServeCommandTests {
         #expect(try await serve.stop() == 0)
     }
 
+    @Test("the store flags of token, user and keys: --store-file over --store over $TOKENTOOL_STORE over the config's store")
+    func storeFlags() async throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #"{"public_url":"http://auth.test","store":"config.sqlite","apps":{"a1":{"providers":{"anon-user":{}}}}}"#
+            .write(toFile: dir + "/server.json", atomically: true, encoding: .utf8)
+        try "\(dir)/from-file.sqlite\n".write(toFile: dir + "/store", atomically: true, encoding: .utf8)
+        let runs: [(arguments: [String], store: String)] = [
+            (["--store-file", dir + "/store", "--store", dir + "/flag.sqlite"], "from-file.sqlite"),
+            (["--store", dir + "/flag.sqlite"], "flag.sqlite"),
+            ([], "variable.sqlite"),
+        ]
+        for (i, run) in runs.enumerated() {
+            let serve = try ServeProcess(
+                ["--config", dir + "/server.json", "--listen", "127.0.0.1:0"] + run.arguments, directory: dir,
+                environment: ["TOKENTOOL_STORE": "variable.sqlite"], name: "serve\(i)")
+            _ = try #require(try await serve.listening(), "\(serve.stderr)")
+            #expect(try await serve.stop() == 0)
+            #expect(FileManager.default.fileExists(atPath: dir + "/" + run.store), "\(run.arguments)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/config.sqlite"))
+    }
+
     @Test("a bad config exits 2 before listening, naming the file and the member")
     func badConfig() async throws {
         let dir = try folder()

@@ -25,6 +25,7 @@ final class ServeProcess: @unchecked Sendable {
         process.arguments = ["serve"] + arguments
         var env = ProcessInfo.processInfo.environment
         env["TOKENTOOL_STORE"] = nil
+        env["TOKENTOOL_STORE_FILE"] = nil
         env["TOKENTOOL_MASTER_KEY_FILE"] = nil
         env["TOKENTOOL_LISTEN"] = nil
         for (k, v) in environment { env[k] = v }
