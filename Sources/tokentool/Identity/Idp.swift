@@ -59,6 +59,28 @@ struct IdpSignInOptions: ParsableArguments {
     }
 }
 
+/// The providers whose clients sign in with an id_token or an authorization code.
+protocol CodeSignInProvider {
+    func verify(idToken: String, nonce: String?) async throws -> Identity
+    func exchange(code: String, clientID: String?, redirectURI: String?, nonce: String?) async throws -> CodeExchangeResult
+}
+
+extension GoogleProvider: CodeSignInProvider {}
+extension AppleProvider: CodeSignInProvider {}
+
+extension IdpSignInOptions {
+    /// Exchanges `--code` (verifying the id_token the provider returns), else verifies `idToken`,
+    /// and prints the identity.
+    func signIn(with provider: some CodeSignInProvider, idToken: String?, json: Bool) async throws {
+        if let code {
+            let result = try await provider.exchange(code: try readTokenArgument(code), clientID: nil, redirectURI: redirectURI, nonce: nonce)
+            printIdentity(result.identity, exchange: result, json: json)
+        } else if let idToken {
+            printIdentity(try await provider.verify(idToken: idToken, nonce: nonce), json: json)
+        }
+    }
+}
+
 /// Runs `body` with a fresh HTTP transport and shuts it down afterwards, whatever happens.
 func withTransport<T>(_ body: (AsyncHTTPClientTransport) async throws -> T) async throws -> T {
     let transport = AsyncHTTPClientTransport()

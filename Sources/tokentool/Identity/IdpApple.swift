@@ -48,11 +48,8 @@ struct IdpApple: AsyncParsableCommand {
                 if let revokeToken {
                     try await apple.revoke(token: try readTokenArgument(revokeToken), tokenTypeHint: tokenTypeHint)
                     if common.json { printJSON(.object(["revoked": true])) } else { print("revoked") }
-                } else if let code = signIn.code {
-                    let result = try await apple.exchange(code: try readTokenArgument(code), redirectURI: signIn.redirectURI, nonce: signIn.nonce)
-                    printIdentity(result.identity, exchange: result, json: common.json)
-                } else if let idToken {
-                    printIdentity(try await apple.verify(idToken: idToken, nonce: signIn.nonce), json: common.json)
+                } else {
+                    try await signIn.signIn(with: apple, idToken: idToken, json: common.json)
                 }
             }
         }

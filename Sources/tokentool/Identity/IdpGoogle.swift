@@ -34,12 +34,7 @@ struct IdpGoogle: AsyncParsableCommand {
                 let google = try GoogleProvider(
                     configuration: config, keys: keySource(jwks, transport: transport, clock: common.clock, timeout: common.timeout),
                     transport: transport)
-                if let code = signIn.code {
-                    let result = try await google.exchange(code: try readTokenArgument(code), redirectURI: signIn.redirectURI, nonce: signIn.nonce)
-                    printIdentity(result.identity, exchange: result, json: common.json)
-                } else if let idToken {
-                    printIdentity(try await google.verify(idToken: idToken, nonce: signIn.nonce), json: common.json)
-                }
+                try await signIn.signIn(with: google, idToken: idToken, json: common.json)
             }
         }
     }
