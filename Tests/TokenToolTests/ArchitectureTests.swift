@@ -79,6 +79,19 @@ import Testing
         }
     }
 
+    /// Tests run the built tokentool through Tests/CLIHarness alone: no other test source looks
+    /// for the binary itself (``CLI/binary`` is the one place that knows where it is).
+    @Test func oneHarnessRunsTokentool() throws {
+        let needles = ["/proc/self/" + "exe", "appendingPathComponent(\"" + "tokentool\")", ".build/" + "debug/tokentool"]
+        let tests = try FileManager.default.contentsOfDirectory(atPath: CLI.packageRoot.appendingPathComponent("Tests").path)
+        for folder in tests where folder != "CLIHarness" {
+            for file in try Self.sources("Tests/\(folder)") {
+                for needle in needles { #expect(!file.text.contains(needle), "\(file.path) finds tokentool itself (\(needle)); use CLI.binary") }
+            }
+        }
+        #expect(try Self.sources("Tests/CLIHarness").contains { $0.text.contains(needles[0]) })
+    }
+
     /// Every Swift target of Package.swift (library, executable, test) gets the `strict` settings:
     /// Swift 6, `InternalImportsByDefault`, `ExistentialAny`.
     @Test func everyTargetIsStrict() throws {
