@@ -41,16 +41,28 @@ import Testing
                 await Conformance.code { try await a.resetPassword(token: spent.token, tokenID: spent.tokenID, newPassword: "third password") }
                     == "userpass_token_invalid")
 
-            // Nothing to act on: not called.
-            var calls = 0
-            let outcome = try await a.confirmThroughFunction(email: "five@example.com") { _ in
-                calls += 1; return .success
+            // Nothing to act on (already confirmed, unknown): the function is called with a token
+            // that was never stored, and its verdict is answered as for an account.
+            var given: [AccountToken] = []
+            let outcome = try await a.confirmThroughFunction(email: "five@example.com") { token in
+                given.append(token); return .success
             }
-            #expect(outcome == .notCalled && calls == 0, "already confirmed")
-            let unknown = try await a.resetThroughFunction(email: "six@example.com", newPassword: "second password") { _ in
-                calls += 1; return .success
+            #expect(outcome == .noAccount && given.count == 1, "already confirmed")
+            let unknown = try await a.resetThroughFunction(email: "six@example.com", newPassword: "second password") { token in
+                given.append(token); return .pending
             }
-            #expect(unknown == .notCalled && calls == 0)
+            #expect(unknown == .noAccount && given.count == 2)
+            #expect(given[1].purpose == .reset && given[1].email == "six@example.com" && given[1].token.count == spent.token.count)
+            #expect(await Conformance.code { try await a.confirm(token: given[0].token, tokenID: given[0].tokenID) } == "userpass_token_invalid")
+            #expect(
+                await Conformance.code { try await a.resetPassword(token: given[1].token, tokenID: given[1].tokenID, newPassword: "third password") }
+                    == "userpass_token_invalid")
+            #expect(await Conformance.code { try await a.confirmThroughFunction(email: "seven@example.com") { _ in .fail } } == "function_refused")
+            #expect(
+                await Conformance.code {
+                    try await a.confirmThroughFunction(email: "seven@example.com") { _ in throw TokenError(.customFunctionFailed, "HTTP 500") }
+                } == "function_failed")
+            #expect(await Conformance.code { try await a.confirmThroughFunction(email: "not an email") { _ in .success } } == "invalid_email")
             #expect(
                 await Conformance.code { try await a.resetThroughFunction(email: "four@example.com", newPassword: "short") { _ in .success } }
                     == "invalid_password")

@@ -3,14 +3,15 @@ import Hummingbird
 import Identity
 import JOSE
 import Sessions
-import Synchronization
 
 extension AuthServer {
     /// `confirm/call` and `reset/call`: the token goes to the app's `custom-function` URL (signed
     /// as the custom-function login is) instead of a mail, and the function's answer decides.
-    /// Every answer but a refusal is 204, the unknown email's too (the function is not called
-    /// then, and the answer waits about as long as the function usually takes). Counted per
-    /// email under `mail_per_address` (key `call:<email>`, known or not).
+    /// The function is called for every well-formed request, registered email or not (with no
+    /// account to act on it gets a token that is never stored), so its answer, not the store,
+    /// decides what the client sees: 204 for `success` and `pending`, 401 for a refusal, 502 for
+    /// a failure, alike for every email. Counted per email under `mail_per_address` (key
+    /// `call:<email>`, known or not).
     func addAccountCallRoutes(to routes: RouteTable, path: String) {
         routes.on(.post, path + "/confirm/call") { request, context in
             let (accounts, function) = try self.userpassFunction(context)
@@ -19,10 +20,9 @@ extension AuthServer {
             // The contract's body has a password; Realm clients send none. Bounded, never used.
             _ = try body.optionalString("password", maxBytes: 4096)
             try await self.throttle("call:" + PasswordRule.emailKey(email), self.config.limits.mailPerAddress, context)
-            let outcome = try await accounts.manager.confirmThroughFunction(email: email) { token in
+            _ = try await accounts.manager.confirmThroughFunction(email: email) { token in
                 try await accounts.call(function, token: token, arguments: nil)
             }
-            await accounts.settle(outcome)
             return JSONResponse.noContent()
         }
         routes.on(.post, path + "/reset/call") { request, context in
@@ -40,7 +40,6 @@ extension AuthServer {
             if case .completed(let account) = outcome {
                 try await self.queueMail(.notice("reset", app: accounts.appID, email: account.email), accounts: accounts)
             }
-            await accounts.settle(outcome)
             return JSONResponse.noContent()
         }
     }
@@ -67,35 +66,10 @@ extension AppAccounts {
             "token": .string(token.token), "tokenId": .string(token.tokenID),
         ]
         body["arguments"] = arguments
-        let started = ContinuousClock.now
-        let answer: JSONObject
-        do { answer = try await function.call(body) } catch let e as TokenError where e.code == .customFunctionRefused {
-            functionLatency.observe(ContinuousClock.now - started)
-            throw e
-        }
-        functionLatency.observe(ContinuousClock.now - started)
+        let answer = try await function.call(body)
         guard let status = answer["status"]?.stringValue, let verdict = AccountManager.FunctionVerdict(rawValue: status) else {
             throw TokenError(.customFunctionFailed, "the function's answer has no \"status\" of \"success\", \"pending\" or \"fail\"")
         }
         return verdict
     }
-
-    /// When the function was not called (an unknown email), waits about as long as it takes.
-    func settle(_ outcome: AccountManager.FunctionOutcome) async {
-        guard outcome == .notCalled else { return }
-        try? await Task.sleep(for: functionLatency.typical)
-    }
-}
-
-/// How long an app's function usually takes to answer: a moving average of its answers'
-/// durations (timeouts and failures to connect are not counted), 50 ms before the first.
-final class FunctionLatency: Sendable {
-    private let seconds = Mutex<Double>(0.05)
-
-    func observe(_ duration: Duration) {
-        let s = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        seconds.withLock { $0 = min($0 * 0.8 + s * 0.2, 60) }
-    }
-
-    var typical: Duration { .milliseconds(Int64(seconds.withLock { $0 } * 1000)) }
 }

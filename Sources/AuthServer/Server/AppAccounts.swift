@@ -8,8 +8,6 @@ struct AppAccounts: Sendable {
     let appID: String
     let manager: AccountManager
     let delivery: MailDelivery?
-    /// How long the app's function usually takes (`confirm/call`, `reset/call`).
-    let functionLatency = FunctionLatency()
 
     /// The provider of `app`, or `nil` when the app has none. `hasher` is the server's one
     /// hasher: its bound on concurrent scrypt calls holds across every app.

@@ -107,7 +107,10 @@ public struct CustomFunctionProvider: Sendable {
         do {
             response = try await transport.send(request)
         } catch let e as TokenError {
-            throw TokenError(.customFunctionFailed, "the custom function failed: \(e.message)")
+            // The message goes to the client: the function's address (often an internal one) is
+            // the server's configuration, not the client's business.
+            let said = e.message.replacingOccurrences(of: ProviderURL.shown(configuration.url), with: "it")
+            throw TokenError(.customFunctionFailed, "the custom function failed: \(said)")
         }
         let secrets = [String(decoding: configuration.secret, as: UTF8.self)]
         switch response.status {

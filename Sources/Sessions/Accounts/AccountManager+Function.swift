@@ -17,8 +17,9 @@ extension AccountManager {
     /// all three alike (204), so that nothing tells whether the email is registered.
     public enum FunctionOutcome: Sendable, Hashable {
         /// No account to act on (unknown email; for a confirmation, also an account already
-        /// confirmed): the function was not called.
-        case notCalled
+        /// confirmed). The function was still called, with a token that was never stored, and
+        /// answered `success` or `pending`: nothing was done.
+        case noAccount
         /// The function answered `pending`; its token stays usable until it expires.
         case pending
         /// Done: the account (for a reset, its email gets the notice; every session has ended).
@@ -28,15 +29,21 @@ extension AccountManager {
     /// `confirm/call`: makes a confirmation token for the unconfirmed account of `email` and hands
     /// it to `call` (the app's function), whose verdict decides: `success` spends the token and
     /// confirms the account; `pending` leaves the token to the app; `fail` spends it unused.
-    /// - Throws: `function_refused` for `fail`, and whatever `call` throws (a `function_refused`
+    /// With no account to act on, `call` gets a token of the same shape that is never stored,
+    /// and its verdict and errors are answered alike (see ``FunctionOutcome/noAccount``): the
+    /// function's answer, not the store, decides what the client sees.
+    /// - Throws: `invalid_email` for a malformed email, `function_refused` for `fail`, and whatever `call` throws (a `function_refused`
     ///   spends the token too; after any other error it stays usable until it expires),
     ///   `store_unavailable`.
     public func confirmThroughFunction(email: String, call: (AccountToken) async throws -> FunctionVerdict) async throws -> FunctionOutcome {
-        guard let token = try await issueConfirmation(email: email) else { return .notCalled }
-        switch try await verdict(of: token, call) {
+        try PasswordRule.checkEmail(email)
+        let issued = try await issueConfirmation(email: email)
+        let token = try issued ?? decoy(.confirm, email: email, lifetime: policy.confirmTokenLifetime)
+        switch try await verdict(of: token, stored: issued != nil, call) {
         case .pending:
-            return .pending
+            return issued == nil ? .noAccount : .pending
         case .success:
+            guard issued != nil else { return .noAccount }
             let userID = try await confirm(token: token.token, tokenID: token.tokenID)
             guard let account = try await sessions.store.transaction({ tx in try await tx.account(userID: userID) }) else {
                 throw TokenError(.userNotFound, "the account is gone")
@@ -52,20 +59,24 @@ extension AccountManager {
     /// verdict decides: `success` spends the token, sets the password, confirms the account and
     /// ends every session of the user (the caller mails the notice); `pending` leaves the token
     /// to the app, which completes it through ``resetPassword(token:tokenID:newPassword:)`` with
-    /// a password of its own; `fail` spends it unused.
-    /// - Throws: `invalid_password`, `too_many_requests` (hashing queue full), `function_refused`
+    /// a password of its own; `fail` spends it unused. With no account, `call` gets a token that
+    /// is never stored, as in ``confirmThroughFunction(email:call:)``.
+    /// - Throws: `invalid_email`, `invalid_password`, `too_many_requests` (hashing queue full), `function_refused`
     ///   for `fail` (and whatever `call` throws), `store_unavailable`.
     public func resetThroughFunction(
         email: String, newPassword: String,
         call: (AccountToken) async throws -> FunctionVerdict
     ) async throws -> FunctionOutcome {
+        try PasswordRule.checkEmail(email)
         try PasswordRule.check(newPassword, minLength: policy.minPasswordLength)
         let hash = try await hasher.hash(newPassword).encoded
-        guard let token = try await issueReset(email: email) else { return .notCalled }
-        switch try await verdict(of: token, call) {
+        let issued = try await issueReset(email: email)
+        let token = try issued ?? decoy(.reset, email: email, lifetime: policy.resetTokenLifetime)
+        switch try await verdict(of: token, stored: issued != nil, call) {
         case .pending:
-            return .pending
+            return issued == nil ? .noAccount : .pending
         case .success:
+            guard issued != nil else { return .noAccount }
             return .completed(try await resetPassword(token: token.token, tokenID: token.tokenID, hash: hash))
         case .fail:
             throw TokenError(.customFunctionRefused, "the password reset function refused")
@@ -73,15 +84,23 @@ extension AccountManager {
     }
 
     /// The function's verdict; a refusal (`fail`, or `function_refused` from `call`: a 4xx)
-    /// spends the token unused. Any other error of `call` leaves it to expire.
-    private func verdict(of token: AccountToken, _ call: (AccountToken) async throws -> FunctionVerdict) async throws -> FunctionVerdict {
+    /// spends a `stored` token unused. Any other error of `call` leaves it to expire.
+    private func verdict(
+        of token: AccountToken, stored: Bool, _ call: (AccountToken) async throws -> FunctionVerdict
+    ) async throws -> FunctionVerdict {
         let verdict: FunctionVerdict
         do { verdict = try await call(token) } catch let e as TokenError where e.code == .customFunctionRefused {
-            try await discard(token)
+            if stored { try await discard(token) }
             throw e
         }
-        if verdict == .fail { try await discard(token) }
+        if verdict == .fail && stored { try await discard(token) }
         return verdict
+    }
+
+    /// A token for an email with no account to act on: made as a real one is, never stored, so
+    /// `confirm` and `reset` refuse it as `userpass_token_invalid`.
+    private func decoy(_ purpose: AccountTokenRecord.Purpose, email: String, lifetime: Int64) throws -> AccountToken {
+        try AccountToken.make(purpose: purpose, email: email, now: sessions.configuration.now, lifetime: lifetime)
     }
 
     /// Spends `token` without acting on it (the function refused): it cannot be used later.
