@@ -86,7 +86,9 @@ import Testing
         let tests = try FileManager.default.contentsOfDirectory(atPath: CLI.packageRoot.appendingPathComponent("Tests").path)
         for folder in tests where folder != "CLIHarness" {
             for file in try Self.sources("Tests/\(folder)") {
-                for needle in needles { #expect(!file.text.contains(needle), "\(file.path) finds tokentool itself (\(needle)); use CLI.binary") }
+                for needle in needles where file.text.contains(needle) {
+                    Issue.record("\(file.path) finds tokentool itself (\(needle)); use CLI.binary")
+                }
             }
         }
         #expect(try Self.sources("Tests/CLIHarness").contains { $0.text.contains(needles[0]) })
