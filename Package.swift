@@ -162,7 +162,7 @@ if coreOnly {
         .testTarget(
             name: "AuthServerTests",
             dependencies: [
-                "AuthServer", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "ProviderStandIn", "JOSE",
+                "AuthServer", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "ProviderStandIn", "JOSE", "CLIHarness",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -219,7 +219,7 @@ private final class BenchKeys {
 
     func key(for alg: JWSAlgorithm) throws -> JWK {
         let name: String
-        switch alg.family {
+        switch alg.scheme {
         case .hmac: name = directory == nil ? "hmac\(alg.hashLength)" : "hmac"
         case .rsaPKCS1, .rsaPSS: name = "rsa"
         case .ecdsa: name = alg == .es256 ? "p256" : (alg == .es384 ? "p384" : "p521")
@@ -228,7 +228,7 @@ private final class BenchKeys {
         if let k = cache[name] { try k.check(alg, for: .sign); return k }
         let key: JWK
         if let directory {
-            key = alg.family == .hmac ? try KeyFile.readSecret(path: directory + "/hmac.key") : try KeyFile.readSingle(path: directory + "/\(name).pem")
+            key = alg.scheme == .hmac ? try KeyFile.readSecret(path: directory + "/hmac.key") : try KeyFile.readSingle(path: directory + "/\(name).pem")
         } else {
             switch name {
             case "rsa": key = try JWK.generateRSA(bits: 2048)

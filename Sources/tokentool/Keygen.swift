@@ -108,24 +108,24 @@ struct Keygen: ParsableCommand {
         switch type {
         case .rsa:
             if curve != nil { throw TokenError(.invalidInput, "--curve does not apply to RSA keys") }
-            if let alg, ![.rsaPKCS1, .rsaPSS].contains(alg.family) { throw TokenError(.invalidInput, "--alg \(alg.rawValue) is not an RSA algorithm") }
+            if let alg, ![.rsaPKCS1, .rsaPSS].contains(alg.scheme) { throw TokenError(.invalidInput, "--alg \(alg.rawValue) is not an RSA algorithm") }
             return try JWK.generateRSA(bits: bits ?? 2048)
         case .ec:
             if bits != nil { throw TokenError(.invalidInput, "--bits does not apply to EC keys; choose --curve") }
             let c = parsedCurve ?? alg?.curve ?? .p256
             guard c != .ed25519 else { throw TokenError(.invalidInput, "Ed25519 is an OKP curve; use --type okp") }
-            if let alg, alg.family != .ecdsa || alg.curve != c {
+            if let alg, alg.scheme != .ecdsa || alg.curve != c {
                 throw TokenError(.invalidInput, "--alg \(alg.rawValue) does not fit curve \(c.rawValue)\(alg.curve.map { " (it needs \($0.rawValue))" } ?? "")")
             }
             return try JWK.generate(curve: c)
         case .okp:
             if bits != nil { throw TokenError(.invalidInput, "--bits does not apply to OKP keys") }
             if let parsedCurve, parsedCurve != .ed25519 { throw TokenError(.invalidInput, "OKP keys use Ed25519; \(parsedCurve.rawValue) is an EC curve (--type ec)") }
-            if let alg, alg.family != .eddsa { throw TokenError(.invalidInput, "--alg \(alg.rawValue) does not fit an Ed25519 key (it allows EdDSA and Ed25519)") }
+            if let alg, alg.scheme != .eddsa { throw TokenError(.invalidInput, "--alg \(alg.rawValue) does not fit an Ed25519 key (it allows EdDSA and Ed25519)") }
             return try JWK.generate(curve: .ed25519)
         case .oct:
             if curve != nil { throw TokenError(.invalidInput, "--curve does not apply to oct secrets") }
-            if let alg, alg.family != .hmac { throw TokenError(.invalidInput, "--alg \(alg.rawValue) is not an HMAC algorithm") }
+            if let alg, alg.scheme != .hmac { throw TokenError(.invalidInput, "--alg \(alg.rawValue) is not an HMAC algorithm") }
             let b = bits ?? max(256, (alg?.hashLength ?? 32) * 8)
             guard b % 8 == 0, b >= 256, b <= 4096 * 8 else {
                 throw TokenError(.invalidInput, "--bits \(b) for an oct secret must be a multiple of 8 from 256 to 32768")

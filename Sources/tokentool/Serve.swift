@@ -18,13 +18,15 @@
         @Option(name: .long, help: ArgumentHelp("Where to listen (or $TOKENTOOL_LISTEN); port 0 = any free port. Default 127.0.0.1:8080.", valueName: "HOST:PORT"))
         var listen: String?
 
-        @Option(name: .long, help: ArgumentHelp("A SQLite file or a postgres:// URL, over the config's (or $TOKENTOOL_STORE).", valueName: "S"))
-        var store: String?
+        /// `--store`, `--store-file`: over the config's `store` (as `$TOKENTOOL_STORE_FILE` and `$TOKENTOOL_STORE` are).
+        @OptionGroup var store: StoreLocationOptions
 
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
             var serverConfig = try ServerConfig.load(path: config, environment: environment)
-            if let store { serverConfig.store = store }
+            // `load` applied $TOKENTOOL_STORE (relative to the config's folder); the flags and
+            // $TOKENTOOL_STORE_FILE win over it.
+            if let location = try store.given(environment: environment) { serverConfig.store = location }
             let (host, port) = try Self.parseListen(listen ?? environment["TOKENTOOL_LISTEN"] ?? "127.0.0.1:8080")
             let server: AuthServer
             do { server = try await AuthServer.open(config: serverConfig) } catch let e as TokenError where !e.code.rejectsToken {

@@ -1,4 +1,5 @@
 @testable import AuthServer
+import CLIHarness
 import Foundation
 import JOSE
 import ProviderStandIn

@@ -1,4 +1,6 @@
 @testable import AuthServer
+import CLIHarness
+import Foundation
 import Identity
 import JOSE
 import Sessions
@@ -30,6 +32,32 @@ import Testing
         #expect(ErrorMapping.of(.customFunctionRefused) == ErrorMapping(status: 401, name: "AuthError"))
         #expect(ErrorMapping.of(.providerUnavailable) == ErrorMapping(status: 503, name: "ServiceUnavailable"))
         #expect(ErrorMapping.of(.invalidConfiguration) == ErrorMapping(status: 500, name: "InternalServerError"))
+    }
+
+    /// docs/errors.md's status table is the mapping: each code a row lists has the row's status and
+    /// one of its `error_code` names, and each code the mapping names apart from its class is listed.
+    @Test func theDocsStatusTableIsTheMapping() throws {
+        let page = try String(contentsOf: CLI.packageRoot.appendingPathComponent("docs/errors.md"), encoding: .utf8)
+        let codes = Dictionary(uniqueKeysWithValues: Self.allCodes.map { ($0.rawValue, $0) })
+        // The `quoted` words of a cell.
+        func quoted(_ cell: String) -> [String] {
+            cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        }
+        var listed: Set<String> = []
+        for line in page.split(separator: "\n") where line.hasPrefix("| 4") || line.hasPrefix("| 5") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 2, let status = Int(cells[0].prefix(3)) else { continue }
+            let names = Set(quoted(cells[0]))
+            for name in quoted(cells[1]) where name.allSatisfy({ ("a"..."z").contains($0) || $0 == "_" }) && TokenError.Kind(rawValue: name) == nil {
+                let code = try #require(codes[name], "docs/errors.md lists \(name), which no module declares")
+                let m = ErrorMapping.of(code)
+                #expect(m.status == status && names.contains(m.name), "\(name): docs say \(status) \(names.sorted()), the server answers \(m.status) \(m.name)")
+                listed.insert(name)
+            }
+        }
+        #expect(listed.count > 20, "rows read: \(listed.count)")
+        let mapped = Set(ErrorMapping.byCode.keys)
+        #expect(mapped.subtracting(listed).isEmpty, "mapped but not in docs/errors.md's table: \(mapped.subtracting(listed).sorted())")
     }
 
     @Test func namedCodesKeepTheirContractRows() {

@@ -1,3 +1,4 @@
+import CLIHarness
 import Foundation
 import JOSE
 import Testing
@@ -28,6 +29,29 @@ struct ServeCommandTests {
         #expect(serve.stderr.contains("created a master key in \(dir)/master.key"))
         #expect(FileManager.default.fileExists(atPath: dir + "/tokentool.sqlite"))
         #expect(try await serve.stop() == 0)
+    }
+
+    @Test("the store flags of token, user and keys: --store-file over --store over $TOKENTOOL_STORE over the config's store")
+    func storeFlags() async throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #"{"public_url":"http://auth.test","store":"config.sqlite","apps":{"a1":{"providers":{"anon-user":{}}}}}"#
+            .write(toFile: dir + "/server.json", atomically: true, encoding: .utf8)
+        try "\(dir)/from-file.sqlite\n".write(toFile: dir + "/store", atomically: true, encoding: .utf8)
+        let runs: [(arguments: [String], store: String)] = [
+            (["--store-file", dir + "/store", "--store", dir + "/flag.sqlite"], "from-file.sqlite"),
+            (["--store", dir + "/flag.sqlite"], "flag.sqlite"),
+            ([], "variable.sqlite"),
+        ]
+        for (i, run) in runs.enumerated() {
+            let serve = try ServeProcess(
+                ["--config", dir + "/server.json", "--listen", "127.0.0.1:0"] + run.arguments, directory: dir,
+                environment: ["TOKENTOOL_STORE": "variable.sqlite"], name: "serve\(i)")
+            _ = try #require(try await serve.listening(), "\(serve.stderr)")
+            #expect(try await serve.stop() == 0)
+            #expect(FileManager.default.fileExists(atPath: dir + "/" + run.store), "\(run.arguments)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/config.sqlite"))
     }
 
     @Test("a bad config exits 2 before listening, naming the file and the member")
@@ -65,17 +89,16 @@ struct UserDisableCommandTests {
             let sessions = SessionManager(store: t.store, configuration: config)
             let (user, _) = try await sessions.ensureUser(id: "alice")
             #expect(user.disabledAt == nil)
-            var env = ProcessInfo.processInfo.environment
-            env["TOKENTOOL_STORE"] = nil
-            env["TOKENTOOL_MASTER_KEY_FILE"] = nil
-            let disabled = try await runProcess(ServeProcess.binary, ["user", "disable", "alice", "--store", t.location, "--json"], environment: env)
+            let env: [String: String?] = ["TOKENTOOL_STORE": nil, "TOKENTOOL_STORE_FILE": nil, "TOKENTOOL_MASTER_KEY_FILE": nil]
+            func tokentool(_ args: [String]) async throws -> CLI.Result { try await CLI.detached { try CLI.tokentool(args, environment: env) } }
+            let disabled = try await tokentool(["user", "disable", "alice", "--store", t.location, "--json"])
             #expect(disabled.status == 0, "\(disabled.stderr)")
             #expect(try JSONValue(parsing: disabled.stdout) == .object(["disabled": true, "user_id": "alice"]))
             #expect(try await sessions.user(id: "alice")?.disabledAt != nil)
-            let enabled = try await runProcess(ServeProcess.binary, ["user", "enable", "alice", "--store", t.location], environment: env)
+            let enabled = try await tokentool(["user", "enable", "alice", "--store", t.location])
             #expect(enabled.status == 0 && enabled.stdout == "enabled user alice\n")
             #expect(try await sessions.user(id: "alice")?.disabledAt == nil)
-            let unknown = try await runProcess(ServeProcess.binary, ["user", "disable", "bob", "--store", t.location], environment: env)
+            let unknown = try await tokentool(["user", "disable", "bob", "--store", t.location])
             #expect(unknown.status == 1 && unknown.stderr.contains("user_not_found"))
         }
     }
@@ -85,8 +108,7 @@ struct UserDisableCommandTests {
 struct DemoServerScriptTests {
     @Test("starts the server, signs in, reads the profile, refreshes, logs out, stops it")
     func demo() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let r = try await runProcess("/bin/bash", [root.path + "/scripts/demo-server.sh", ServeProcess.binary])
+        let r = try await CLI.detached { try CLI.run("/bin/bash", [CLI.packageRoot.path + "/scripts/demo-server.sh", CLI.binary.path]) }
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         for expected in [
             "listening on http://127.0.0.1:", "\"deployment_model\":\"GLOBAL\"", "\"type\":\"normal\"", "\n201\n", "\n204\n",

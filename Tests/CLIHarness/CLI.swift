@@ -39,6 +39,12 @@ public enum CLI {
         public let description: String
     }
 
+    /// A harness failure: a process that did not start, answer or stop in time.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(_ description: String) { self.description = description }
+    }
+
     /// Runs `tokentool args…` in `dir`, with `stdin` as standard input (empty when nil) and
     /// `environment` merged over the test's own (`nil` values remove a variable).
     public static func tokentool(

@@ -52,7 +52,7 @@ enum Hostile {
     }
 
     static func key(for alg: JWSAlgorithm) -> JWK {
-        switch alg.family {
+        switch alg.scheme {
         case .rsaPKCS1, .rsaPSS: return rsa
         case .ecdsa: return ec[alg.curve!]!
         case .eddsa: return ec[.ed25519]!

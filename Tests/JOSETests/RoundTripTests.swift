@@ -6,7 +6,7 @@ import Testing
     static let fixedNow: Int64 = 1_790_000_000
 
     static func key(for alg: JWSAlgorithm) throws -> JWK {
-        switch alg.family {
+        switch alg.scheme {
         case .hmac: return try JWK.generateSecret(bytes: alg.hashLength)
         case .rsaPKCS1, .rsaPSS: return try JWK.generateRSA(bits: 2048)
         case .ecdsa: return try JWK.generate(curve: alg.curve!)

@@ -10,8 +10,7 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock)
-            _ = try await sessions.ensureUser(id: "alice")
-            let pair = try await sessions.issueTokens(userID: "alice")
+            let pair = try await Conformance.firstPair(sessions)
             let k1 = try #require(try UnverifiedToken(pair.accessToken).header?.keyID)
             _ = try await sessions.verifyAccessToken(pair.accessToken)
 

@@ -10,8 +10,7 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock)  // access tokens 1800 s, leeway 60 s
-            _ = try await sessions.ensureUser(id: "alice")
-            let before = try await sessions.issueTokens(userID: "alice")
+            let before = try await Conformance.firstPair(sessions)
             let k1 = try UnverifiedToken(before.accessToken).header?.keyID
             clock.advance(100)
             let k2 = try await sessions.keyRing.rotate().keyID
@@ -43,8 +42,7 @@ import Testing
             var config = SessionConfiguration.test(clock)
             config.masterKey = [UInt8](repeating: 0x42, count: 32)
             let sealed = SessionManager(store: t.store, configuration: config)
-            _ = try await sealed.ensureUser(id: "alice")
-            let pair = try await sealed.issueTokens(userID: "alice")
+            let pair = try await Conformance.firstPair(sealed)
             let record = try #require(try await t.store.transaction { tx in try await tx.activeSigningKey() })
             #expect(record.sealed)
             #expect(!record.privateJWK.contains("\"d\""))  // no private member in the clear
@@ -69,8 +67,7 @@ import Testing
             var config = SessionConfiguration.test(clock)
             config.signingAlgorithm = alg
             let sessions = SessionManager(store: t.store, configuration: config)
-            _ = try await sessions.ensureUser(id: "alice")
-            let pair = try await sessions.issueTokens(userID: "alice")
+            let pair = try await Conformance.firstPair(sessions)
             #expect(try UnverifiedToken(pair.accessToken).header?.algorithm == alg)
             _ = try await sessions.verifyAccessToken(pair.accessToken)
         }

@@ -21,8 +21,7 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let (a, b) = Self.apps(t.store, clock)
-            _ = try await a.ensureUser(id: "alice")
-            let ofA = try await a.issueTokens(userID: "alice")
+            let ofA = try await Conformance.firstPair(a)
             let ofB = try await b.issueTokens(userID: "alice")
             let all: Set<String> = ["app-a", "app-b"]
 

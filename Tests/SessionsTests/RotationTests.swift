@@ -10,8 +10,7 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock)
-            _ = try await sessions.ensureUser(id: "alice")
-            var pair = try await sessions.issueTokens(userID: "alice")
+            var pair = try await Conformance.firstPair(sessions)
             let session = pair.sessionID
             var seen: Set<String> = [pair.refreshToken]
             for _ in 0..<5 {
@@ -33,8 +32,7 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock, grace: 10)
-            _ = try await sessions.ensureUser(id: "alice")
-            let first = try await sessions.issueTokens(userID: "alice")
+            let first = try await Conformance.firstPair(sessions)
             let second = try await sessions.refresh(first.refreshToken)
             clock.advance(11)  // past the grace interval
             #expect(await Conformance.code { try await sessions.refresh(first.refreshToken) } == "refresh_token_reused")
@@ -54,8 +52,7 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock, grace: 10)
-            _ = try await sessions.ensureUser(id: "alice")
-            let first = try await sessions.issueTokens(userID: "alice")
+            let first = try await Conformance.firstPair(sessions)
             let second = try await sessions.refresh(first.refreshToken)
             clock.advance(10)  // still within grace (inclusive)
             let retried = try await sessions.refresh(first.refreshToken)
@@ -75,8 +72,7 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock, grace: 30)
-            _ = try await sessions.ensureUser(id: "alice")
-            let first = try await sessions.issueTokens(userID: "alice")
+            let first = try await Conformance.firstPair(sessions)
             let second = try await sessions.refresh(first.refreshToken)
             try await sessions.revoke(second.refreshToken)  // logout
             clock.advance(1)
@@ -92,8 +88,7 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock, grace: 0)
-            _ = try await sessions.ensureUser(id: "alice")
-            let first = try await sessions.issueTokens(userID: "alice")
+            let first = try await Conformance.firstPair(sessions)
             clock.advance(5)
             _ = try await sessions.refresh(first.refreshToken)
             clock.advance(1)
@@ -107,8 +102,7 @@ import Testing
             let clock = TestClock()
             // Without grace: exactly one caller wins, every other one is refused.
             let strict = Conformance.manager(t.store, clock, grace: 0)
-            _ = try await strict.ensureUser(id: "alice")
-            let pair = try await strict.issueTokens(userID: "alice")
+            let pair = try await Conformance.firstPair(strict)
             let results = await Self.concurrentRefreshes(strict, pair.refreshToken, count: 50)
             let winners = results.compactMap { try? $0.get() }
             #expect(winners.count == 1)
@@ -153,8 +147,7 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock)
-            _ = try await sessions.ensureUser(id: "alice")
-            let pair = try await sessions.issueTokens(userID: "alice")
+            let pair = try await Conformance.firstPair(sessions)
             sessions.failAfterSpending(Crash())
             await #expect(throws: Crash.self) { try await sessions.refresh(pair.refreshToken) }
             // The spend was rolled back with the rest: the token is unspent, no successor exists.
@@ -178,8 +171,7 @@ import Testing
             config.refreshAbsoluteLifetime = 1000
             config.refreshIdleLifetime = 300
             let sessions = SessionManager(store: t.store, configuration: config)
-            _ = try await sessions.ensureUser(id: "alice")
-            let idle = try await sessions.issueTokens(userID: "alice")
+            let idle = try await Conformance.firstPair(sessions)
             var active = try await sessions.issueTokens(userID: "alice")
             let revoked = try await sessions.issueTokens(userID: "alice")
             try await sessions.revoke(revoked.refreshToken)

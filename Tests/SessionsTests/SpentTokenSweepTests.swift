@@ -11,8 +11,7 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock, grace: 10)
-            _ = try await sessions.ensureUser(id: "alice")
-            let first = try await sessions.issueTokens(userID: "alice")
+            let first = try await Conformance.firstPair(sessions)
             let second = try await sessions.refresh(first.refreshToken)
             // Within the grace interval the sweep keeps the successor: the retry still works.
             clock.advance(10)

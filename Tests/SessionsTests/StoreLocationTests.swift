@@ -1,3 +1,4 @@
+import CLIHarness
 import Foundation
 import JOSE
 import Testing
@@ -28,6 +29,29 @@ import Testing
         #expect(set.connectTimeout == .seconds(2) && set.queryTimeout == .seconds(30))
         for bad in ["connect_timeout=0", "connect_timeout=61", "connect_timeout=x", "query_timeout=0", "query_timeout=301"] {
             #expect(throws: TokenError.self, "\(bad)") { try PostgresSessionStore.Location(url: "postgres://app@127.0.0.1/auth?" + bad) }
+        }
+    }
+
+    /// Flags win over the environment, a file over a value: `--store-file`, `--store`,
+    /// `$TOKENTOOL_STORE_FILE`, `$TOKENTOOL_STORE`, ./tokentool.sqlite (the order `serve` keeps too).
+    @Test func storeFlagsWinOverTheVariables() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("store-order-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = FileManager.default.createFile(atPath: dir + "/flag-file", contents: Data("\(dir)/flag-file.sqlite\n".utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/variable-file", contents: Data("\(dir)/variable-file.sqlite\n".utf8))
+        let variables: [String: String?] = ["TOKENTOOL_STORE_FILE": dir + "/variable-file", "TOKENTOOL_STORE": dir + "/variable.sqlite", "TOKENTOOL_MASTER_KEY_FILE": nil]
+        let runs: [(arguments: [String], environment: [String: String?], store: String)] = [
+            (["--store-file", dir + "/flag-file", "--store", dir + "/flag.sqlite"], variables, "flag-file.sqlite"),
+            (["--store", dir + "/flag.sqlite"], variables, "flag.sqlite"),
+            ([], variables, "variable-file.sqlite"),
+            ([], variables.merging(["TOKENTOOL_STORE_FILE": nil]) { $1 }, "variable.sqlite"),
+        ]
+        for run in runs {
+            let r = try await CLI.detached { try CLI.tokentool(["token", "issue", "--sub", "alice"] + run.arguments, environment: run.environment) }
+            #expect(r.status == 0, "\(run.arguments): \(r.stderr)")
+            #expect(FileManager.default.fileExists(atPath: dir + "/" + run.store), "\(run.arguments)")
+            try? FileManager.default.removeItem(atPath: dir + "/" + run.store)
         }
     }
 

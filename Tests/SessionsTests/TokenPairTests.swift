@@ -10,8 +10,7 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock)
-            _ = try await sessions.ensureUser(id: "alice")
-            let pair = try await sessions.issueTokens(userID: "alice")
+            let pair = try await Conformance.firstPair(sessions)
 
             // Verified with a plain JOSE verifier over the published JWKS, not our own verifier.
             let jwks = try JWKSet(json: try await sessions.keyRing.jwks().jsonString())
@@ -48,8 +47,7 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock)
-            _ = try await sessions.ensureUser(id: "alice")
-            let first = try await sessions.issueTokens(userID: "alice")
+            let first = try await Conformance.firstPair(sessions)
             let second = try await sessions.refresh(first.refreshToken)
             let spent = try #require(try await Conformance.record(t.store, of: first.refreshToken))
             // The stored key is SHA-256 of the token (checked against an independent digest below).

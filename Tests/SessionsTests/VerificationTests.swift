@@ -10,8 +10,7 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock)
-            _ = try await sessions.ensureUser(id: "alice")
-            let pair = try await sessions.issueTokens(userID: "alice")
+            let pair = try await Conformance.firstPair(sessions)
             let published = try await sessions.keyRing.jwks().jsonString()  // what the resource server fetched
             let jwks = try JWKSet(json: published)
             func verifier(iss: String = "https://auth.test", aud: String = "https://api.test") -> AccessTokenVerifier {
@@ -39,8 +38,7 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let sessions = Conformance.manager(t.store, clock)
-            _ = try await sessions.ensureUser(id: "alice")
-            let pair = try await sessions.issueTokens(userID: "alice")
+            let pair = try await Conformance.firstPair(sessions)
 
             let access = try await sessions.introspect(pair.accessToken)
             #expect(access.active)

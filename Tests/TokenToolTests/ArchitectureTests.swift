@@ -29,9 +29,10 @@ import Testing
         return graph
     }
 
-    /// Every Swift file under `Sources/<module>`, with its path relative to the package root.
+    /// Every Swift file under `Sources/<module>` (or under `folder` when it names its root, e.g.
+    /// `Tests/JOSETests`), with its path relative to the package root.
     static func sources(_ module: String) throws -> [(path: String, text: String)] {
-        let root = CLI.packageRoot.appendingPathComponent("Sources/\(module)")
+        let root = CLI.packageRoot.appendingPathComponent(module.contains("/") ? module : "Sources/\(module)")
         guard let walk = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
         var out: [(String, String)] = []
         for case let url as URL in walk where url.pathExtension == "swift" {
@@ -66,8 +67,11 @@ import Testing
     }
 
     @Test func cIsCalledOnlyFromItsRooms() throws {
-        for module in Self.nodes.subtracting(Self.cModules) {
-            for file in try Self.sources(module) {
+        let tests = try FileManager.default.contentsOfDirectory(atPath: CLI.packageRoot.appendingPathComponent("Tests").path)
+        let folders = Self.nodes.subtracting(Self.cModules).map { "Sources/\($0)" } + tests.map { "Tests/\($0)" }
+        #expect(folders.contains("Tests/JOSETests"))
+        for folder in folders {
+            for file in try Self.sources(folder) {
                 let c = Self.imports(file.text)
                 if c.contains("COpenSSL") { #expect(file.path.contains("/OpenSSL/"), "\(file.path) imports COpenSSL") }
                 if c.contains("CJansson") { #expect(file.path.contains("/Jansson/"), "\(file.path) imports CJansson") }
@@ -75,7 +79,59 @@ import Testing
         }
     }
 
+    /// Tests run the built tokentool through Tests/CLIHarness alone: no other test source looks
+    /// for the binary itself (``CLI/binary`` is the one place that knows where it is).
+    @Test func oneHarnessRunsTokentool() throws {
+        let needles = ["/proc/self/" + "exe", "appendingPathComponent(\"" + "tokentool\")", ".build/" + "debug/tokentool"]
+        let tests = try FileManager.default.contentsOfDirectory(atPath: CLI.packageRoot.appendingPathComponent("Tests").path)
+        for folder in tests where folder != "CLIHarness" {
+            for file in try Self.sources("Tests/\(folder)") {
+                for needle in needles where file.text.contains(needle) {
+                    Issue.record("\(file.path) finds tokentool itself (\(needle)); use CLI.binary")
+                }
+            }
+        }
+        #expect(try Self.sources("Tests/CLIHarness").contains { $0.text.contains(needles[0]) })
+    }
+
+    /// Every Swift target of Package.swift (library, executable, test) gets the `strict` settings:
+    /// Swift 6, `InternalImportsByDefault`, `ExistentialAny`.
+    @Test func everyTargetIsStrict() throws {
+        let manifest = try String(contentsOf: CLI.packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let strict = try #require(manifest.range(of: "let strict: [SwiftSetting] = [")).upperBound
+        let settings = manifest[strict..<(manifest.range(of: "]", range: strict..<manifest.endIndex)?.lowerBound ?? manifest.endIndex)]
+        for feature in [".swiftLanguageMode(.v6)", "InternalImportsByDefault", "ExistentialAny"] {
+            #expect(settings.contains(feature), "strict lacks \(feature)")
+        }
+        let targets = Self.calls(of: [".target(", ".testTarget(", ".executableTarget("], in: manifest)
+        #expect(targets.count >= 15, "targets found: \(targets.count)")
+        for target in targets { #expect(target.contains("swiftSettings: strict"), "not strict: \(target.prefix(80))") }
+    }
+
+    /// The text of each call of one of `functions` in `text`, up to its closing parenthesis.
+    static func calls(of functions: [String], in text: String) -> [Substring] {
+        var found: [Substring] = []
+        for function in functions {
+            var rest = text[...]
+            while let open = rest.range(of: function) {
+                var depth = 0
+                var end = open.upperBound
+                for i in text[open.upperBound...].indices {
+                    if text[i] == "(" { depth += 1 }
+                    if text[i] == ")" {
+                        if depth == 0 { end = i; break }
+                        depth -= 1
+                    }
+                }
+                found.append(text[open.lowerBound..<end])
+                rest = text[end...]
+            }
+        }
+        return found
+    }
+
     @Test func theImportReaderCanFail() {
+        #expect(Self.calls(of: [".target("], in: ".target(name: \"A\", x: f(1)), .target(name: \"B\")") == [".target(name: \"A\", x: f(1)", ".target(name: \"B\""])
         #expect(Self.imports("internal import COpenSSL\n@_spi(Testing) @testable import Sessions\nimport Foundation // x") == ["COpenSSL", "Sessions", "Foundation"])
         #expect(Self.imports("// we import nothing\nlet important = 1").isEmpty)
     }

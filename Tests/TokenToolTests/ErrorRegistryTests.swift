@@ -46,6 +46,32 @@ import Testing
         #expect(Set(names).count == names.count, "declared twice: \(names.filter { n in names.filter { $0 == n }.count > 1 })")
     }
 
+    /// A code declared (`Code("name", class)`) in the sources of this build's modules but left out of its
+    /// module's list would escape every check here: each declaration must be listed.
+    @Test func everyDeclaredCodeIsListed() throws {
+        var modules = ["JOSE"]
+        #if canImport(Sessions)
+            modules += ["Identity", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "tokentool"]
+        #endif
+        #if canImport(AuthServer)
+            modules += ["AuthServer", "AuthMiddleware"]
+        #endif
+        var declared: [String] = []
+        for module in modules {
+            for file in try ArchitectureTests.sources(module) {
+                var rest = file.text[...]
+                while let start = rest.range(of: "Code(\"") {
+                    let name = rest[start.upperBound...].prefix { $0 != "\"" }
+                    declared.append(String(name))
+                    rest = rest[start.upperBound...]
+                }
+            }
+        }
+        #expect(declared.count >= Self.allCodes.count, "declarations found: \(declared.count)")
+        let listed = Set(Self.allCodes.map(\.rawValue))
+        #expect(Set(declared).subtracting(listed).isEmpty, "declared but in no module's list: \(Set(declared).subtracting(listed).sorted())")
+    }
+
     @Test(arguments: allCodes) func codeIsSnakeCase(_ code: TokenError.Code) {
         #expect(code.rawValue.allSatisfy { ("a"..."z").contains($0) || $0 == "_" } && !code.rawValue.isEmpty, "\(code)")
     }

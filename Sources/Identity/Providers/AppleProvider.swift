@@ -70,12 +70,7 @@ public struct AppleProvider: Sendable {
         }
         self.configuration = configuration
         self.transport = transport
-        self.keys =
-            try keys
-            ?? .remote(
-                RemoteJWKS(
-                    url: configuration.jwksURL, transport: transport, clock: configuration.clock,
-                    policy: .init(timeout: configuration.timeout)))
+        self.keys = try .given(keys, orJWKS: configuration.jwksURL, transport: transport, clock: configuration.clock, timeout: configuration.timeout)
     }
 
     /// Verifies an Apple id_token.
@@ -84,9 +79,8 @@ public struct AppleProvider: Sendable {
     public func verify(idToken: String, nonce: String? = nil) async throws -> Identity {
         let check = OIDCCheck(
             keys: keys, issuers: [configuration.issuer], audiences: configuration.clientIDs,
-            algorithms: [.rs256], leeway: configuration.leeway, clock: configuration.clock)
-        let claims = try await check.verify(idToken)
-        try OIDCCheck.checkNonce(claims, expected: nonce)
+            leeway: configuration.leeway, clock: configuration.clock)
+        let claims = try await check.verify(idToken, nonce: nonce)
         if let p = claims["is_private_email"], !(p.boolValue != nil || p == .string("true") || p == .string("false")) {
             throw TokenError(.invalidClaim, "\"is_private_email\" is neither a boolean nor \"true\"/\"false\"", claim: "is_private_email")
         }

@@ -48,12 +48,8 @@ public struct FacebookProvider: Sendable {
         try ProviderURL.validate(configuration.graphURL, what: "Graph API URL")
         self.configuration = configuration
         self.transport = transport
-        self.limitedLoginKeys =
-            try limitedLoginKeys
-            ?? .remote(
-                RemoteJWKS(
-                    url: configuration.limitedLoginJWKSURL, transport: transport,
-                    clock: configuration.clock, policy: .init(timeout: configuration.timeout)))
+        self.limitedLoginKeys = try .given(
+            limitedLoginKeys, orJWKS: configuration.limitedLoginJWKSURL, transport: transport, clock: configuration.clock, timeout: configuration.timeout)
     }
 
     /// Verifies a Facebook user access token and fetches the profile.
@@ -132,9 +128,8 @@ public struct FacebookProvider: Sendable {
     public func verify(limitedLoginToken token: String, nonce: String? = nil) async throws -> Identity {
         let check = OIDCCheck(
             keys: limitedLoginKeys, issuers: configuration.limitedLoginIssuers, audiences: [configuration.appID],
-            algorithms: [.rs256], leeway: configuration.leeway, clock: configuration.clock)
-        let claims = try await check.verify(token)
-        try OIDCCheck.checkNonce(claims, expected: nonce)
+            leeway: configuration.leeway, clock: configuration.clock)
+        let claims = try await check.verify(token, nonce: nonce)
         var values = IdentityField.oidcValues(claims.object)
         values[.emailVerified] = nil
         if configuration.treatEmailAsVerified, claims["email"] != nil { values[.emailVerified] = .bool(true) }

@@ -47,12 +47,7 @@ public struct GoogleProvider: Sendable {
         try ProviderURL.validate(configuration.tokenURL, what: "Google token URL")
         self.configuration = configuration
         self.transport = transport
-        self.keys =
-            try keys
-            ?? .remote(
-                RemoteJWKS(
-                    url: configuration.jwksURL, transport: transport, clock: configuration.clock,
-                    policy: .init(timeout: configuration.timeout)))
+        self.keys = try .given(keys, orJWKS: configuration.jwksURL, transport: transport, clock: configuration.clock, timeout: configuration.timeout)
     }
 
     /// Verifies a Google id_token.
@@ -63,9 +58,8 @@ public struct GoogleProvider: Sendable {
     public func verify(idToken: String, nonce: String? = nil) async throws -> Identity {
         let check = OIDCCheck(
             keys: keys, issuers: configuration.issuers, audiences: configuration.clientIDs,
-            algorithms: [.rs256], leeway: configuration.leeway, clock: configuration.clock)
-        let claims = try await check.verify(idToken)
-        try OIDCCheck.checkNonce(claims, expected: nonce)
+            leeway: configuration.leeway, clock: configuration.clock)
+        let claims = try await check.verify(idToken, nonce: nonce)
         if case .array(let audiences)? = claims["aud"], audiences.count > 1 {
             guard let azp = claims["azp"]?.stringValue else {
                 throw TokenError(.invalidAudience, "token has several audiences and no \"azp\"", claim: "azp")

@@ -162,21 +162,23 @@ struct TokenResponse {
     }
 }
 
-/// The checks every OIDC id_token gets: signature with the provider's keys, `iss`, `aud`, and
-/// `sub`/`exp`/`iat` present and valid at the configured clock.
+/// The checks every built-in provider's id_token gets: an RS256 signature with the provider's keys,
+/// `iss`, `aud`, and `sub`/`exp`/`iat` present and valid at the configured clock, then the nonce.
 struct OIDCCheck {
     var keys: KeySource
     var issuers: Set<String>
     var audiences: Set<String>
-    var algorithms: Set<JWSAlgorithm>
     var leeway: TimeInterval
     var clock: TokenClock
 
-    func verify(_ token: String) async throws -> ClaimSet {
+    /// The verified claims. - Parameter nonce: the raw nonce of the sign-in; `nil` skips the check.
+    func verify(_ token: String, nonce: String?) async throws -> ClaimSet {
         let options = VerifierOptions(
             issuers: issuers, audiences: audiences, requiredClaims: ["sub", "exp", "iat"],
-            algorithms: algorithms, leeway: leeway, clock: clock)
-        return try await keys.verify(token, options: options).claims
+            algorithms: [.rs256], leeway: leeway, clock: clock)
+        let claims = try await keys.verify(token, options: options).claims
+        try Self.checkNonce(claims, expected: nonce)
+        return claims
     }
 
     /// OIDC nonce: equal to the raw nonce, or to its SHA-256 as lower-case hex (what Apple's and
@@ -196,4 +198,12 @@ struct OIDCCheck {
 
 func checkClientIDs(_ ids: Set<String>, what: String) throws {
     guard !ids.isEmpty else { throw TokenError(.invalidConfiguration, "no \(what) configured; at least one is required") }
+}
+
+extension KeySource {
+    /// `keys` when given, else the provider's published JWKS at `url`, fetched through `transport`
+    /// within `timeout` (every built-in provider's default).
+    static func given(_ keys: KeySource?, orJWKS url: String, transport: any HTTPTransport, clock: TokenClock, timeout: TimeInterval) throws -> KeySource {
+        try keys ?? .remote(RemoteJWKS(url: url, transport: transport, clock: clock, policy: .init(timeout: timeout)))
+    }
 }

@@ -8,9 +8,11 @@ public enum JWSAlgorithm: String, Sendable, CaseIterable, Hashable, Codable, Com
     /// RFC 9864's fully specified name for EdDSA with Ed25519: the same signature as `EdDSA` on an Ed25519 key.
     case ed25519 = "Ed25519"
 
-    public enum Family: Sendable { case hmac, rsaPKCS1, rsaPSS, ecdsa, eddsa }
+    /// The signature scheme an algorithm belongs to (HMAC, RSASSA-PKCS1-v1_5, RSASSA-PSS, ECDSA, EdDSA).
+    public enum Scheme: Sendable { case hmac, rsaPKCS1, rsaPSS, ecdsa, eddsa }
 
-    public var family: Family {
+    /// The signature scheme of this algorithm (the hash and curve are ``hashLength`` and ``curve``).
+    public var scheme: Scheme {
         switch self {
         case .hs256, .hs384, .hs512: return .hmac
         case .rs256, .rs384, .rs512: return .rsaPKCS1
@@ -42,7 +44,7 @@ public enum JWSAlgorithm: String, Sendable, CaseIterable, Hashable, Codable, Com
 
     var digest: FetchedDigest? {
         switch hashLength {
-        case _ where family == .eddsa: return nil
+        case _ where scheme == .eddsa: return nil
         case 32: return .sha256
         case 48: return .sha384
         default: return .sha512

@@ -88,7 +88,7 @@ public struct JWK: Sendable {
         let byType: Set<JWSAlgorithm>
         switch keyType {
         case .rsa: byType = [.rs256, .rs384, .rs512, .ps256, .ps384, .ps512]
-        case .ec: byType = Set(JWSAlgorithm.allCases.filter { $0.family == .ecdsa && $0.curve == curve })
+        case .ec: byType = Set(JWSAlgorithm.allCases.filter { $0.scheme == .ecdsa && $0.curve == curve })
         case .okp: byType = curve == .ed25519 ? [.edDSA, .ed25519] : []
         case .oct: byType = Set([JWSAlgorithm.hs256, .hs384, .hs512].filter { $0.hashLength * 8 <= bits })
         }
@@ -114,7 +114,7 @@ public struct JWK: Sendable {
         }
         let allowed = allowedAlgorithms
         guard allowed.contains(alg) else {
-            if keyType == .oct && algorithm == nil && alg.family == .hmac {
+            if keyType == .oct && algorithm == nil && alg.scheme == .hmac {
                 throw TokenError(.algorithmNotAllowed, "\(name) is a \(bits / 8)-byte secret; \(alg.rawValue) needs at least \(alg.hashLength) bytes (RFC 7518 §3.2)")
             }
             let allowedText = allowed.isEmpty ? "no JWS algorithm" : allowed.sorted().map(\.rawValue).joined(separator: ", ")

@@ -15,22 +15,21 @@ public struct JOSEHeader: Sendable, Hashable {
     private let storedMembers: JSONObject
 
     init(algorithm: JWSAlgorithm, keyID: String?, type: String?, contentType: String?, members: JSONObject) {
-        self.algorithm = algorithm
-        self.keyID = keyID
-        self.type = type
-        self.contentType = contentType
-        self.document = nil
-        self.storedMembers = members
+        self.init(algorithm: algorithm, keyID: keyID, type: type, contentType: contentType, document: nil, storedMembers: members)
     }
 
     /// A header whose members stay in the parsed (jansson) tree until read.
     init(algorithm: JWSAlgorithm, keyID: String?, type: String?, contentType: String?, document: JSONDocument) {
+        self.init(algorithm: algorithm, keyID: keyID, type: type, contentType: contentType, document: document, storedMembers: JSONObject())
+    }
+
+    private init(algorithm: JWSAlgorithm, keyID: String?, type: String?, contentType: String?, document: JSONDocument?, storedMembers: JSONObject) {
         self.algorithm = algorithm
         self.keyID = keyID
         self.type = type
         self.contentType = contentType
         self.document = document
-        self.storedMembers = JSONObject()
+        self.storedMembers = storedMembers
     }
 
     public static func == (a: JOSEHeader, b: JOSEHeader) -> Bool {

@@ -33,6 +33,52 @@ struct IdpSignInOptions: ParsableArguments {
     var nonce: String?
     @Option(name: .customLong("code"), help: "An authorization code to exchange: - reads standard input, @FILE a file (or the code itself).")
     var code: String?
+    @Option(name: .customLong("redirect-uri"), help: "The redirect URI the client used (for --code; web sign-ins).")
+    var redirectURI: String?
+    @Argument(help: "The id_token, or - for standard input.")
+    var token: String?
+
+    /// The accepted client ids. - Throws: `invalid_input` when there is none.
+    func acceptedClientIDs() throws -> Set<String> {
+        guard !clientIDs.isEmpty else { throw TokenError(.invalidInput, "--client-id is required") }
+        return Set(clientIDs)
+    }
+
+    /// Checks that a call to the provider's token endpoint (`flags`, e.g. "--code") names one client.
+    func requireOneClient(for flags: String) throws {
+        guard clientIDs.count == 1 else { throw TokenError(.invalidInput, "\(flags): give exactly one --client-id") }
+    }
+
+    /// The id_token argument, read as ``readTokenArgument(_:)`` does; `nil` when `calling` (the
+    /// provider's token endpoint is called instead).
+    /// - Throws: `invalid_input` naming `alternatives` when neither is given.
+    func idToken(unless calling: Bool, alternatives: String) throws -> String? {
+        guard !calling else { return nil }
+        guard let token else { throw TokenError(.invalidInput, "give an id_token\(alternatives)") }
+        return try readTokenArgument(token)
+    }
+}
+
+/// The providers whose clients sign in with an id_token or an authorization code.
+protocol CodeSignInProvider {
+    func verify(idToken: String, nonce: String?) async throws -> Identity
+    func exchange(code: String, clientID: String?, redirectURI: String?, nonce: String?) async throws -> CodeExchangeResult
+}
+
+extension GoogleProvider: CodeSignInProvider {}
+extension AppleProvider: CodeSignInProvider {}
+
+extension IdpSignInOptions {
+    /// Exchanges `--code` (verifying the id_token the provider returns), else verifies `idToken`,
+    /// and prints the identity.
+    func signIn(with provider: some CodeSignInProvider, idToken: String?, json: Bool) async throws {
+        if let code {
+            let result = try await provider.exchange(code: try readTokenArgument(code), clientID: nil, redirectURI: redirectURI, nonce: nonce)
+            printIdentity(result.identity, exchange: result, json: json)
+        } else if let idToken {
+            printIdentity(try await provider.verify(idToken: idToken, nonce: nonce), json: json)
+        }
+    }
 }
 
 /// Runs `body` with a fresh HTTP transport and shuts it down afterwards, whatever happens.

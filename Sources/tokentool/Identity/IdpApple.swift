@@ -20,19 +20,14 @@ struct IdpApple: AsyncParsableCommand {
     var keyID: String?
     @Option(name: .customLong("private-key-file"), help: "The Sign in with Apple key (.p8 PEM or JWK).")
     var privateKeyFile: String?
-    @Option(name: .customLong("redirect-uri"), help: "The redirect URI (web sign-ins).")
-    var redirectURI: String?
     @Option(name: .customLong("token-url")) var tokenURL = "https://appleid.apple.com/auth/token"
     @Option(name: .customLong("revoke-url")) var revokeURL = "https://appleid.apple.com/auth/revoke"
     @OptionGroup var signIn: IdpSignInOptions
     @OptionGroup var common: IdpCommon
-    @Argument(help: "The id_token, or - for standard input.")
-    var token: String?
 
     func run() async throws {
         try await reportingErrors(json: common.json) {
-            guard !signIn.clientIDs.isEmpty else { throw TokenError(.invalidInput, "--client-id is required") }
-            var config = AppleProvider.Configuration(clientIDs: Set(signIn.clientIDs))
+            var config = AppleProvider.Configuration(clientIDs: try signIn.acceptedClientIDs())
             config.tokenURL = tokenURL
             config.revokeURL = revokeURL
             config.clock = common.clock
@@ -41,15 +36,11 @@ struct IdpApple: AsyncParsableCommand {
                 guard let teamID, let keyID, let privateKeyFile else {
                     throw TokenError(.invalidInput, "--code and --revoke need --team-id, --key-id and --private-key-file")
                 }
-                guard signIn.clientIDs.count == 1 else { throw TokenError(.invalidInput, "--code and --revoke take exactly one --client-id") }
+                try signIn.requireOneClient(for: "--code and --revoke")
                 let key = try KeyFile.readSingle(path: privateKeyFile)
                 config.clientSecretKey = .init(teamID: teamID, keyID: keyID, privateKey: key)
             }
-            var idToken: String? = nil
-            if signIn.code == nil && revokeToken == nil {
-                guard let token else { throw TokenError(.invalidInput, "give an id_token, --code or --revoke") }
-                idToken = try readTokenArgument(token)
-            }
+            let idToken = try signIn.idToken(unless: signIn.code != nil || revokeToken != nil, alternatives: ", --code or --revoke")
             try await withTransport { transport in
                 let apple = try AppleProvider(
                     configuration: config, keys: keySource(jwks, transport: transport, clock: common.clock, timeout: common.timeout),
@@ -57,11 +48,8 @@ struct IdpApple: AsyncParsableCommand {
                 if let revokeToken {
                     try await apple.revoke(token: try readTokenArgument(revokeToken), tokenTypeHint: tokenTypeHint)
                     if common.json { printJSON(.object(["revoked": true])) } else { print("revoked") }
-                } else if let code = signIn.code {
-                    let result = try await apple.exchange(code: try readTokenArgument(code), redirectURI: redirectURI, nonce: signIn.nonce)
-                    printIdentity(result.identity, exchange: result, json: common.json)
-                } else if let idToken {
-                    printIdentity(try await apple.verify(idToken: idToken, nonce: signIn.nonce), json: common.json)
+                } else {
+                    try await signIn.signIn(with: apple, idToken: idToken, json: common.json)
                 }
             }
         }

@@ -7,15 +7,8 @@ import Sessions
 
 /// Flags shared by `token`, `user` and `keys`: where the store is and the issuing policy.
 struct StoreOptions: ParsableArguments {
-    @Option(
-        name: .long,
-        help: ArgumentHelp("A SQLite file (created on first use) or a postgres:// URL (or $TOKENTOOL_STORE; a URL with a password belongs in --store-file).", valueName: "S"))
-    var store: String = ProcessInfo.processInfo.environment["TOKENTOOL_STORE"] ?? "./tokentool.sqlite"
-
-    @Option(
-        name: .customLong("store-file"),
-        help: ArgumentHelp("A file holding the --store value, e.g. a postgres:// URL with its password (or $TOKENTOOL_STORE_FILE); wins over --store.", valueName: "FILE"))
-    var storeFile: String?
+    /// `--store`, `--store-file`: where the store is.
+    @OptionGroup var place: StoreLocationOptions
 
     @Option(name: .long, help: "Access-token issuer (iss).")
     var iss: String = "tokentool"
@@ -67,14 +60,14 @@ struct StoreOptions: ParsableArguments {
         return config
     }
 
-    /// The store location: `--store-file`'s content (one trailing newline dropped), else `--store`.
+    /// The store location: the flags, `$TOKENTOOL_STORE_FILE`, `$TOKENTOOL_STORE`, else ./tokentool.sqlite.
     func location() throws -> String {
-        guard let file = storeFile ?? ProcessInfo.processInfo.environment["TOKENTOOL_STORE_FILE"] else { return store }
-        return String(decoding: try SecretFile.read(path: file), as: UTF8.self)
+        let environment = ProcessInfo.processInfo.environment
+        return try place.given(environment: environment) ?? environment["TOKENTOOL_STORE"] ?? "./tokentool.sqlite"
     }
 
     /// `true` when the store is a PostgreSQL database.
-    var isPostgres: Bool { Self.isPostgres((try? location()) ?? store) }
+    var isPostgres: Bool { Self.isPostgres((try? location()) ?? "") }
 
     static func isPostgres(_ location: String) -> Bool { location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") }
 

@@ -18,7 +18,7 @@ struct ValgrindDriver {
         for alg in JWSAlgorithm.allCases {
             // keygen, in every output form, and back
             let key: JWK
-            switch alg.family {
+            switch alg.scheme {
             case .hmac: key = try JWK.generateSecret(bytes: 64)
             case .rsaPKCS1, .rsaPSS: key = rsa
             case .ecdsa: key = try JWK.generate(curve: alg.curve!)

@@ -21,7 +21,7 @@ import Testing
 
     static func pssOptions(_ alg: JWSAlgorithm) -> [String] {
         // RFC 7518 §3.5: MGF1 with the same hash, salt length = hash length.
-        alg.family == .rsaPSS ? ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:\(alg.hashLength)", "-sigopt", "rsa_mgf1_md:\(alg.digestName)"] : []
+        alg.scheme == .rsaPSS ? ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:\(alg.hashLength)", "-sigopt", "rsa_mgf1_md:\(alg.digestName)"] : []
     }
 
     /// DER ECDSA-Sig-Value → JWS r ‖ s, read with `openssl asn1parse` (not our converter).
@@ -62,7 +62,7 @@ import Testing
                 try Interop.openssl(["dgst", digest, "-sign", keyPath] + Self.pssOptions(alg) + ["-out", sigFile.path, inputFile.path])
             }
             var signature = Array(try Data(contentsOf: sigFile))
-            if alg.family == .ecdsa { signature = try Self.rawECDSA(fromDER: sigFile, size: alg.curve!.coordinateSize) }
+            if alg.scheme == .ecdsa { signature = try Self.rawECDSA(fromDER: sigFile, size: alg.curve!.coordinateSize) }
             let token = input + "." + Base64URL.encode(signature)
             var key = try JWK(pem: TestVectors.text("pem/\(name).spki.pem"))
             key.keyID = "openssl"
@@ -85,7 +85,7 @@ import Testing
             try Data((parts[0] + "." + parts[1]).utf8).write(to: inputFile)
             let raw = try Base64URL.decode(parts[2], what: "signature")
             var sigFile = dir.appendingPathComponent("sig")
-            if alg.family == .ecdsa {
+            if alg.scheme == .ecdsa {
                 #expect(raw.count == 2 * alg.curve!.coordinateSize)
                 sigFile = try Self.derECDSA(fromRaw: raw, dir: dir)
             } else {

@@ -78,7 +78,7 @@ import Testing
             tally.groups += 1
             let jwk = group["keyJwk"].isNull ? group["publicKeyJwk"] : group["keyJwk"]
             #expect(JWSAlgorithm(rawValue: jwk["alg"].string) == alg, "\(file): group key alg \(jwk["alg"].string)")
-            if alg.family == .rsaPSS {
+            if alg.scheme == .rsaPSS {
                 // RFC 7518 §3.5: MGF1 with the message hash, salt as long as the hash.
                 #expect(group["mgf"].string == "MGF1" && group["mgfSha"] == group["sha"] && group["sLen"].int == alg.hashLength)
             }

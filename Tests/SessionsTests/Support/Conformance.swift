@@ -9,6 +9,12 @@ enum Conformance {
         SessionManager(store: store, configuration: .test(clock, grace: grace))
     }
 
+    /// A user's first sign-in (alice by default; created if needed): the token pair of a new session.
+    static func firstPair(_ sessions: SessionManager, user: String = "alice") async throws -> TokenPair {
+        _ = try await sessions.ensureUser(id: user)
+        return try await sessions.issueTokens(userID: user)
+    }
+
     /// The record of a refresh token, looked up by base64url(SHA-256(token)).
     static func record(_ store: some SessionStore, of token: String) async throws -> RefreshTokenRecord? {
         let hash = Base64URL.encode(SHA2.sha256(Array(token.utf8)))

@@ -61,14 +61,14 @@ public final class RawPrimitive {
             privateKey = evp
             mdctx = EVP_MD_CTX_new()
             smdctx = EVP_MD_CTX_new()
-            if algorithm.family == .eddsa {
+            if algorithm.scheme == .eddsa {
                 kind = .eddsa
                 signatureBytes = signature
                 return
             }
             kind = .pkey
             md = algorithm.digest!.pointer
-            if algorithm.family == .ecdsa {
+            if algorithm.scheme == .ecdsa {
                 signatureBytes = try signature.withUnsafeBytes { try ECDSASignature.der(fromRaw: $0, coordinateSize: algorithm.curve!.coordinateSize) }
             } else {
                 signatureBytes = signature
@@ -79,7 +79,7 @@ public final class RawPrimitive {
                 throw OpenSSLError.fail(.internalError, "EVP_PKEY init")
             }
             for c in [vctx, sctx] {
-                switch algorithm.family {
+                switch algorithm.scheme {
                 case .rsaPKCS1:
                     guard EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_PADDING) == 1 else { throw OpenSSLError.fail(.internalError, "padding") }
                 case .rsaPSS:

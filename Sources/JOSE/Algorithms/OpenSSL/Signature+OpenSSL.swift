@@ -15,7 +15,7 @@ extension KeyMaterial {
                 return n == signature.count && ConstantTime.equals(UnsafeRawBufferPointer(start: buf.baseAddress, count: n), signature)
             }
         case .evp(let key):
-            switch alg.family {
+            switch alg.scheme {
             case .ecdsa:
                 // RFC 7518 §3.4: the JWS signature is r ‖ s, each exactly the coordinate size; never DER.
                 let size = alg.curve!.coordinateSize
@@ -47,7 +47,7 @@ extension KeyMaterial {
             }
         case .evp(let key):
             let raw = try digestSign(key, alg, data: data)
-            if alg.family == .ecdsa {
+            if alg.scheme == .ecdsa {
                 return try ECDSASignature.raw(fromDER: raw, coordinateSize: alg.curve!.coordinateSize)
             }
             return raw
@@ -59,7 +59,7 @@ extension KeyMaterial {
         let md = alg.digest?.pointer
         let rc = sign ? EVP_DigestSignInit(ctx, &pctx, md, nil, key.pointer) : EVP_DigestVerifyInit(ctx, &pctx, md, nil, key.pointer)
         guard rc == 1 else { throw OpenSSLError.fail(.algorithmNotAllowed, "the key cannot be used with \(alg.rawValue)") }
-        if alg.family == .rsaPSS {
+        if alg.scheme == .rsaPSS {
             // RFC 7518 §3.5: MGF1 with the same hash, salt length equal to the hash length.
             guard EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PSS_PADDING) == 1,
                 EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_DIGEST) == 1
@@ -74,7 +74,7 @@ extension KeyMaterial {
     /// contexts cannot be copied in OpenSSL 3.0, so they are initialised per call.
     private func context(_ key: EVPKey, _ alg: JWSAlgorithm, sign: Bool) throws -> OpaquePointer {
         guard let ctx = EVP_MD_CTX_new() else { throw OpenSSLError.fail(.internalError, "cannot create a digest context") }
-        if alg.family == .eddsa {
+        if alg.scheme == .eddsa {
             do { try initialise(ctx, key, alg, sign: sign) } catch { EVP_MD_CTX_free(ctx); throw error }
             return ctx
         }
