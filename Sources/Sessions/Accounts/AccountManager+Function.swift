@@ -39,18 +39,12 @@ extension AccountManager {
         try PasswordRule.checkEmail(email)
         let issued = try await issueConfirmation(email: email)
         let token = try issued ?? decoy(.confirm, email: email, lifetime: policy.confirmTokenLifetime)
-        switch try await verdict(of: token, stored: issued != nil, call) {
-        case .pending:
-            return issued == nil ? .noAccount : .pending
-        case .success:
-            guard issued != nil else { return .noAccount }
+        return try await decide(token, stored: issued != nil, refusal: "the confirmation function refused", call) {
             let userID = try await confirm(token: token.token, tokenID: token.tokenID)
             guard let account = try await sessions.store.transaction({ tx in try await tx.account(userID: userID) }) else {
                 throw TokenError(.userNotFound, "the account is gone")
             }
-            return .completed(account)
-        case .fail:
-            throw TokenError(.customFunctionRefused, "the confirmation function refused")
+            return account
         }
     }
 
@@ -72,14 +66,22 @@ extension AccountManager {
         let hash = try await hasher.hash(newPassword).encoded
         let issued = try await issueReset(email: email)
         let token = try issued ?? decoy(.reset, email: email, lifetime: policy.resetTokenLifetime)
-        switch try await verdict(of: token, stored: issued != nil, call) {
-        case .pending:
-            return issued == nil ? .noAccount : .pending
-        case .success:
-            guard issued != nil else { return .noAccount }
-            return .completed(try await resetPassword(token: token.token, tokenID: token.tokenID, hash: hash))
-        case .fail:
-            throw TokenError(.customFunctionRefused, "the password reset function refused")
+        return try await decide(token, stored: issued != nil, refusal: "the password reset function refused", call) {
+            try await resetPassword(token: token.token, tokenID: token.tokenID, hash: hash)
+        }
+    }
+
+    /// Hands `token` to `call` and acts on the verdict: `success` runs `complete` (for a token
+    /// that was `stored`; a decoy's success does nothing), `pending` leaves the token, `fail` is
+    /// `function_refused` with `refusal` as its message.
+    private func decide(
+        _ token: AccountToken, stored: Bool, refusal: String, _ call: (AccountToken) async throws -> FunctionVerdict,
+        complete: () async throws -> AccountRecord
+    ) async throws -> FunctionOutcome {
+        switch try await verdict(of: token, stored: stored, call) {
+        case .pending: return stored ? .pending : .noAccount
+        case .success: return stored ? .completed(try await complete()) : .noAccount
+        case .fail: throw TokenError(.customFunctionRefused, refusal)
         }
     }
 
