@@ -39,7 +39,8 @@ entry_file() {
   esac
 }
 
-CFLAGS=(-I Sources/COpenSSL -I Sources/CJansson)
+CFLAGS=(-I Sources/COpenSSL/include -I Sources/CJansson)
+CLANG=${CLANG:-$(dirname "$(command -v "$SWIFTC")")/clang}
 SANITIZE=(-sanitize=fuzzer,address)
 LINK=(-use-ld=lld)
 
@@ -64,6 +65,15 @@ build_jose() {
   fi
 }
 
+# COpenSSL's one C file (its load-time constructor orders OpenSSL's per-thread keys; JOSE calls it).
+build_copenssl() {
+  mkdir -p "$OUT"
+  if stale "$OUT/thread_keys.o" Sources/COpenSSL/thread_keys.c Sources/COpenSSL/include/shim.h "$0"; then
+    echo "fuzz: building COpenSSL's thread_keys.c" >&2
+    "$CLANG" -fsanitize=fuzzer-no-link,address -O1 -g -I Sources/COpenSSL/include -c Sources/COpenSSL/thread_keys.c -o "$OUT/thread_keys.o"
+  fi
+}
+
 # Identity without AsyncHTTPClientTransport.swift (the only file importing AsyncHTTPClient).
 build_identity() {
   build_jose
@@ -81,8 +91,9 @@ build_target() {
   local t=$1 entry
   entry=$(entry_file "$t")
   build_jose
-  local -a libs=("$OUT/libJOSE.a")
-  if [[ $t == provider ]]; then build_identity; libs=("$OUT/libIdentity.a" "$OUT/libJOSE.a"); fi
+  build_copenssl
+  local -a libs=("$OUT/libJOSE.a" "$OUT/thread_keys.o")
+  if [[ $t == provider ]]; then build_identity; libs=("$OUT/libIdentity.a" "$OUT/libJOSE.a" "$OUT/thread_keys.o"); fi
   mapfile -t shared < <(find Tests/Fuzz/Shared -name '*.swift' | sort)
   if stale "$OUT/fuzz-$t" "$entry" "${shared[@]}" "${libs[@]}"; then
     echo "fuzz: building target $t" >&2
