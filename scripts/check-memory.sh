@@ -142,12 +142,15 @@ run_valgrind() {
   mkdir -p .build-valgrind
   mapfile -t sources < <(find Sources/JOSE -name '*.swift' | sort)
   swiftc -parse-as-library -swift-version 6 -module-name JOSE -enable-testing -Onone -g \
-    -I Sources/COpenSSL -I Sources/CJansson \
+    -I Sources/COpenSSL/include -I Sources/CJansson \
     -emit-module -emit-module-path .build-valgrind/JOSE.swiftmodule \
     -emit-library -static -o .build-valgrind/libJOSE.a "${sources[@]}"
+  # COpenSSL's one C file (the load-time constructor that orders OpenSSL's per-thread keys).
+  "$(dirname "$(command -v swiftc)")/clang" -O0 -g -I Sources/COpenSSL/include -c Sources/COpenSSL/thread_keys.c \
+    -o .build-valgrind/thread_keys.o
   swiftc -parse-as-library -swift-version 6 -module-name ValgrindDriver -Onone -g \
-    -I Sources/COpenSSL -I Sources/CJansson -I .build-valgrind \
-    Tests/Fuzz/Shared/*.swift Tests/Fuzz/Valgrind/ValgrindDriver.swift .build-valgrind/libJOSE.a \
+    -I Sources/COpenSSL/include -I Sources/CJansson -I .build-valgrind \
+    Tests/Fuzz/Shared/*.swift Tests/Fuzz/Valgrind/ValgrindDriver.swift .build-valgrind/libJOSE.a .build-valgrind/thread_keys.o \
     -lcrypto -ljansson -o .build-valgrind/valgrind-driver
   cp .build-valgrind/valgrind-driver "$work/driver"
   strip --strip-debug "$work/driver"
