@@ -270,4 +270,23 @@ struct AccountCallTests {
             }
         }
     }
+
+    /// One client making up emails: each unknown email is a fresh `mail_per_address` key, so only
+    /// `call_per_address` (both routes together) bounds the calls it can make the function do.
+    @Test("call_per_address: one client's made-up emails are refused after N, before the function is called", arguments: StoreKind.available)
+    func throttledPerClientAddress(kind: StoreKind) async throws {
+        try await Self.with(kind, limits: #""limits": { "call_per_address": "3/1h" },"#) { t in
+            for (n, route) in ["/confirm/call", "/reset/call", "/confirm/call"].enumerated() {
+                let answer = try await t.post(route, ["email": "pending+made-up-\(n)@example.com", "password": "long enough"])
+                #expect(answer.status == 204, "\(n): \(answer.body)")
+            }
+            let hasher = t.accounts.manager.hasher
+            let before = await hasher.derivations()
+            let refused = try await t.post("/reset/call", ["email": "pending+made-up-3@example.com", "password": "long enough"])
+            #expect(refused.status == 429 && refused.errorCode == "TooManyRequests" && (Int(refused.header("Retry-After") ?? "") ?? 0) > 0, "\(refused.body)")
+            #expect(await hasher.derivations() == before, "refused before the new password is hashed")
+            #expect(t.function.received.count == 3, "the refused request never reached the function")
+            #expect(t.calls("pending+made-up-3@example.com").isEmpty)
+        }
+    }
 }

@@ -27,6 +27,7 @@ struct ConfigTests {
         #expect(app.accessTokenTTL == 1800 && app.refreshTokenTTL == 60 * 86_400 && !app.refreshRotation && app.reuseGrace == 10)
         #expect(c.limits.loginPerAddress == RateLimit(count: 300, window: 300))
         #expect(c.limits.mailPerAddress == RateLimit(count: 5, window: 3600))
+        #expect(c.limits.callPerAddress == RateLimit(count: 30, window: 300))
         #expect(c.providerURLs.apple == "https://appleid.apple.com")
         #expect(c.providerTimeout == 5)
     }
@@ -36,11 +37,12 @@ struct ConfigTests {
         let c = try parse(
             #"""
             {"public_url":"http://127.0.0.1:9","store":"data/s.sqlite","master_key_file":"/etc/k",
-             "limits":{"login_per_address":"7/2h"},
+             "limits":{"login_per_address":"7/2h","call_per_address":"4/10m"},
              "apps":{"a":{"access_token_ttl":"90s","refresh_token_ttl":"2d","refresh_rotation":true,"reuse_grace":"1m"}}}
             """#)
         #expect(c.store == "/srv/auth/data/s.sqlite" && c.masterKeyFile == "/etc/k")
         #expect(c.limits.loginPerAddress == RateLimit(count: 7, window: 7200))
+        #expect(c.limits.callPerAddress == RateLimit(count: 4, window: 600))
         let a = try #require(c.apps["a"])
         #expect(a.accessTokenTTL == 90 && a.refreshTokenTTL == 172_800 && a.refreshRotation && a.reuseGrace == 60)
     }

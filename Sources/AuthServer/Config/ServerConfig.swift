@@ -41,6 +41,9 @@ public struct ServerConfig: Sendable {
         public var anonymousPerAddress = RateLimit(count: 30, window: 3600)
         public var registerPerAddress = RateLimit(count: 30, window: 300)
         public var mailPerAddress = RateLimit(count: 5, window: 3600)
+        /// `confirm/call` and `reset/call` per client address, both routes together: each costs a call
+        /// to the app's function (and `reset/call` one scrypt), for unknown emails too.
+        public var callPerAddress = RateLimit(count: 30, window: 300)
         public init() {}
     }
 
@@ -101,6 +104,7 @@ public struct ServerConfig: Sendable {
             config.limits.anonymousPerAddress = try l.rate("anonymous_per_address") ?? config.limits.anonymousPerAddress
             config.limits.registerPerAddress = try l.rate("register_per_address") ?? config.limits.registerPerAddress
             config.limits.mailPerAddress = try l.rate("mail_per_address") ?? config.limits.mailPerAddress
+            config.limits.callPerAddress = try l.rate("call_per_address") ?? config.limits.callPerAddress
             try l.finish()
         }
         config.trustedProxyHeader = try top.string("trusted_proxy_header")

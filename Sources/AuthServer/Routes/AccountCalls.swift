@@ -10,8 +10,9 @@ extension AuthServer {
     /// The function is called for every well-formed request, registered email or not (with no
     /// account to act on it gets a token that is never stored), so its answer, not the store,
     /// decides what the client sees: 204 for `success` and `pending`, 401 for a refusal, 502 for
-    /// a failure, alike for every email. Counted per email under `mail_per_address` (key
-    /// `call:<email>`, known or not).
+    /// a failure, alike for every email. Counted before any call or hash, for every well-formed
+    /// request alike: per client address under `call_per_address` (key `call_addr:<address>`, both
+    /// routes together), then per email under `mail_per_address` (key `call:<email>`, known or not).
     func addAccountCallRoutes(to routes: RouteTable, path: String) {
         routes.on(.post, path + "/confirm/call") { request, context in
             let (accounts, function) = try self.userpassFunction(context)
@@ -19,7 +20,7 @@ extension AuthServer {
             let email = try body.string("email", maxBytes: 1024)
             // The contract's body has a password; Realm clients send none. Bounded, never used.
             _ = try body.optionalString("password", maxBytes: 4096)
-            try await self.throttle("call:" + PasswordRule.emailKey(email), self.config.limits.mailPerAddress, context)
+            try await self.throttleCall(email: email, context)
             _ = try await accounts.manager.confirmThroughFunction(email: email) { token in
                 try await accounts.call(function, token: token, arguments: nil)
             }
@@ -33,7 +34,7 @@ extension AuthServer {
             if let arguments, arguments.arrayValue == nil {
                 throw TokenError(.invalidParameter, "\"arguments\" must be an array, got \(arguments.typeName)")
             }
-            try await self.throttle("call:" + PasswordRule.emailKey(email), self.config.limits.mailPerAddress, context)
+            try await self.throttleCall(email: email, context)
             let outcome = try await accounts.manager.resetThroughFunction(email: email, newPassword: password) { token in
                 try await accounts.call(function, token: token, arguments: arguments)
             }
@@ -42,6 +43,13 @@ extension AuthServer {
             }
             return JSONResponse.noContent()
         }
+    }
+
+    /// Counts one `confirm/call` or `reset/call` per client address, then per email; throws
+    /// `too_many_requests` (429 with `Retry-After`) when either limit is reached.
+    func throttleCall(email: String, _ context: AuthRequestContext) async throws {
+        try await throttle("call_addr:" + (context.clientAddress ?? ""), config.limits.callPerAddress, context)
+        try await throttle("call:" + PasswordRule.emailKey(email), config.limits.mailPerAddress, context)
     }
 
     /// The app's accounts and its `custom-function` provider, or `function_not_configured`.
