@@ -1,9 +1,15 @@
 import AuthServer
+import Dispatch
 import Foundation
 import Identity
 import JOSE
 import Sessions
+import Synchronization
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite("Server config")
 struct ConfigTests {
@@ -103,5 +109,53 @@ struct ConfigTests {
         do { _ = try ServerConfig.load(path: path, environment: [:]) } catch let e as TokenError {
             #expect(e.message == "\(path): apps.x.typo: unknown member")
         }
+    }
+
+    @Test("load reads at most 1 MiB of a regular file: one byte more, a FIFO and /dev/zero are refused at once")
+    func boundedRead() throws {
+        let folder = dir + "/tokentool-config-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/server.json", minimal = #"{"public_url":"http://a","apps":{"x":{}}}"#
+        let exact = minimal + String(repeating: " ", count: (1 << 20) - minimal.utf8.count)
+        try exact.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try ServerConfig.load(path: path, environment: [:]).publicURL == "http://a", "exactly 1 MiB is read")
+        try (exact + " ").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(Self.refusal(loading: path) == "\(path): \(path) is larger than 1048576 bytes")
+
+        #expect(Self.refusal(loading: "/dev/zero") == "/dev/zero: /dev/zero is not a regular file (a character device)")
+        #expect(Self.refusal(loading: folder)?.hasSuffix("is not a regular file (a directory)") == true)
+        #if canImport(Glibc)
+            let fifo = folder + "/fifo.json"
+            try #require(mkfifo(fifo, 0o600) == 0)
+            // Nobody writes: a blocking open would wait for ever. On a timeout, a writer's open and
+            // close lets it go on (to end of file), so the test fails instead of hanging.
+            let message = Self.refusal(loading: fifo) {
+                let w = open(fifo, O_WRONLY | O_NONBLOCK)
+                if w >= 0 { close(w) }
+            }
+            #expect(message == "\(fifo): \(fifo) is not a regular file (a FIFO)")
+        #endif
+    }
+
+    /// The message `ServerConfig.load` refuses `path` with, loaded on another thread: "timed out"
+    /// when it has not returned within 5 s (then `unblock` runs and the load is awaited).
+    static func refusal(loading path: String, unblock: () -> Void = {}) -> String? {
+        final class Outcome: Sendable { let message = Mutex<String?>(nil) }
+        let outcome = Outcome(), done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let message: String?
+            do { _ = try ServerConfig.load(path: path, environment: [:]); message = nil } catch let e as TokenError {
+                message = e.code == .invalidConfiguration ? e.message : "\(e.code): \(e.message)"
+            } catch { message = "\(error)" }
+            outcome.message.withLock { $0 = message }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + 5) == .success else {
+            unblock()
+            done.wait()
+            return "timed out"
+        }
+        return outcome.message.withLock { $0 }
     }
 }

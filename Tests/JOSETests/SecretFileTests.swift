@@ -58,4 +58,16 @@ import JOSE
             }
         }
     }
+
+    @Test func regularFileOnlyRefusesOthersUnread() throws {
+        try Self.withDirectory { dir in
+            #expect(try SecretFile.readBytes(path: "/dev/null", limit: 16) == [])
+            for (path, kind) in [("/dev/zero", "a character device"), (dir, "a directory")] {
+                let error = #expect(throws: TokenError.self) { try SecretFile.readBytes(path: path, limit: 16, regularFileOnly: true) }
+                #expect(error?.code == .invalidInput && error?.message == "\(path) is not a regular file (\(kind))")
+            }
+            try Self.write([1, 2, 3], to: dir + "/plain")
+            #expect(try SecretFile.readBytes(path: dir + "/plain", limit: 16, regularFileOnly: true) == [1, 2, 3])
+        }
+    }
 }

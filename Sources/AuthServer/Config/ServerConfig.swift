@@ -61,17 +61,24 @@ public struct ServerConfig: Sendable {
         public var secret: [UInt8]
     }
 
+    /// The largest config file ``load(path:environment:)`` reads: 1 MiB.
+    public static let maxFileBytes = 1 << 20
+
     /// Reads and checks the config file at `path`, then applies the environment overrides
     /// `TOKENTOOL_LISTEN` (returned), `TOKENTOOL_STORE` and `TOKENTOOL_MASTER_KEY_FILE`.
+    /// At most ``maxFileBytes`` are read; anything but a regular file is refused unread.
     /// - Throws: `invalid_configuration` whose message starts with the file and the member's JSON path.
     public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServerConfig {
         let url = URL(fileURLWithPath: path)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw TokenError(.invalidConfiguration, "\(path): cannot read the config file")
-        }
-        guard data.count <= 1 << 20 else { throw TokenError(.invalidConfiguration, "\(path): larger than 1 MiB") }
+        let bytes: [UInt8]
         do {
-            var config = try parse(String(decoding: data, as: UTF8.self), directory: url.deletingLastPathComponent().path)
+            guard path != "-" else { throw TokenError(.invalidInput, "standard input is not a file") }
+            bytes = try SecretFile.readBytes(path: path, limit: maxFileBytes, regularFileOnly: true)
+        } catch let e as TokenError {
+            throw TokenError(.invalidConfiguration, "\(path): \(e.message)")
+        }
+        do {
+            var config = try parse(String(decoding: bytes, as: UTF8.self), directory: url.deletingLastPathComponent().path)
             if let store = environment["TOKENTOOL_STORE"], !store.isEmpty { config.store = config.resolve(store) }
             if let key = environment["TOKENTOOL_MASTER_KEY_FILE"], !key.isEmpty { config.masterKeyFile = config.resolve(key) }
             return config

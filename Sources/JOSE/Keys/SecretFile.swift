@@ -27,10 +27,14 @@ public enum SecretFile {
 
     /// Reads at most `limit` bytes of a file as they are (`-`: standard input).
     ///
-    /// - Parameter ownerOnly: refuse a file that group or others may read or write (keys at rest).
-    /// - Throws: `invalid_input` when the file cannot be read or is larger than `limit`;
-    ///   `invalid_key` (saying `chmod 600 <path>`) when `ownerOnly` and the mode lets others in.
-    public static func readBytes(path: String, limit: Int, ownerOnly: Bool = false) throws -> [UInt8] {
+    /// - Parameters:
+    ///   - ownerOnly: refuse a file that group or others may read or write (keys at rest).
+    ///   - regularFileOnly: refuse anything but a regular file (a FIFO, a device such as
+    ///     `/dev/zero`, a directory) before reading a byte, and never wait to open it.
+    /// - Throws: `invalid_input` when the file cannot be read, is larger than `limit`, or is not a
+    ///   regular file when `regularFileOnly`; `invalid_key` (saying `chmod 600 <path>`) when
+    ///   `ownerOnly` and the mode lets others in.
+    public static func readBytes(path: String, limit: Int, ownerOnly: Bool = false, regularFileOnly: Bool = false) throws -> [UInt8] {
         if path == "-" {
             guard let bytes = readAll(0, limit: limit + 1) else {
                 throw TokenError(.invalidInput, "cannot read standard input: \(reason(errno))")
@@ -38,13 +42,17 @@ public enum SecretFile {
             guard bytes.count <= limit else { throw TokenError(.invalidInput, "standard input is larger than \(limit) bytes") }
             return bytes
         }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO for reading must not wait for a writer (no effect on a regular file).
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (regularFileOnly ? O_NONBLOCK : 0))
         guard fd >= 0 else { throw TokenError(.invalidInput, "cannot read \(path): \(reason(errno))") }
         defer { close(fd) }
-        if ownerOnly {
+        if ownerOnly || regularFileOnly {
             var info = stat()
             guard fstat(fd, &info) == 0 else { throw TokenError(.invalidInput, "cannot read \(path): \(reason(errno))") }
-            if info.st_mode & 0o077 != 0 {
+            if regularFileOnly && info.st_mode & S_IFMT != S_IFREG {
+                throw TokenError(.invalidInput, "\(path) is not a regular file (\(kind(info.st_mode)))")
+            }
+            if ownerOnly && info.st_mode & 0o077 != 0 {
                 throw TokenError(.invalidKey, "\(path) is open to group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 \(path)")
             }
         }
@@ -62,6 +70,18 @@ public enum SecretFile {
         case EACCES: "permission denied"
         case EISDIR: "is a directory"
         default: String(cString: strerror(code)).lowercased()
+        }
+    }
+
+    /// What a file that is not a regular one is, in words.
+    private static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "not a plain file"
         }
     }
 
