@@ -176,6 +176,11 @@ struct AccountCallTests {
             }
             let reset = try await t.post("/reset/call", ["email": "crash@example.com", "password": "another password"])
             #expect(reset.status == 502 && reset.errorCode == "FunctionExecutionError")
+            // The operator's log names the function's address for the failures on the way there
+            // (the stall, the oversized answer), which the client's answer leaves out.
+            let named = t.s.logs.all.filter { $0.contains("outside call failed") && $0.contains("POST " + t.function.url) }
+            #expect(named.count == 2, "\(t.s.logs.all.filter { $0.contains("outside") })")
+            #expect(named.contains { $0.contains("did not answer within 3s") } && named.contains { $0.contains("larger than 65536 bytes") })
         }
     }
 

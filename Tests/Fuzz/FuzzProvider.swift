@@ -202,7 +202,7 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
             }
             return HTTPResponse(status: 500, body: Array(#"{"error":"internal"}"#.utf8))
         }
-        if next.status < 0 { throw TokenError(.providerUnavailable, "\(ProviderURL.shown(request.url)) could not be reached (scripted)") }
+        if next.status < 0 { throw TokenError(.providerUnavailable, "\(request.name ?? ProviderURL.shown(request.url)) could not be reached (scripted)") }
         var body = next.body
         body = ProviderFuzz.replacing("$SECRET", with: Array(secret.utf8), in: body)
         body = ProviderFuzz.replacing("$ECHO", with: Array((request.body.map { String(decoding: $0, as: UTF8.self) } ?? request.url).utf8), in: body)

@@ -95,6 +95,15 @@ import Testing
                 configuration: .init(url: "http://127.0.0.1:9/auth", secret: Array(repeating: 1, count: 32)),
                 transport: transport)
             #expect(await errorCode { _ = try await down.verify(payload: ["user": "ada"]) } == "function_failed")
+            // The message (a client's) never names the address, nor the cause underneath (which
+            // may name the host); `detail` (the operator's log) holds both.
+            do {
+                _ = try await down.verify(payload: ["user": "ada"])
+                Issue.record("expected a failure")
+            } catch let e as TokenError {
+                #expect(e.message == "the custom function could not be reached")
+                #expect(e.detail?.hasPrefix("POST http://127.0.0.1:9/auth could not be reached: ") == true, "\(e.detail ?? "no detail")")
+            }
             let plainHTTP = CustomFunctionProvider.Configuration(url: "http://example.com/f", secret: Array(repeating: 1, count: 32))
             #expect(await errorCode { _ = try CustomFunctionProvider(configuration: plainHTTP, transport: transport) } == "invalid_configuration")
             let shortSecret = CustomFunctionProvider.Configuration(url: "https://example.com/f", secret: Array(repeating: 1, count: 31))

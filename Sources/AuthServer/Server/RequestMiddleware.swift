@@ -62,6 +62,14 @@ struct RequestMiddleware: RouterMiddleware {
                 server.logger.warning("store unavailable", metadata: ["request_id": .string(context.requestID), "error": .string(e.message)])
                 message = "the session store is unavailable; retry shortly"
             }
+            if let detail = e.detail {
+                // Where an outside call went and how it failed underneath: for the operator only.
+                var line: Logger.Metadata = [
+                    "request_id": .string(context.requestID), "error_code": .string(e.code.rawValue), "detail": .string(detail),
+                ]
+                if let app = context.app { line["app"] = .string(app) }
+                server.logger.warning("outside call failed", metadata: line)
+            }
         case let e as any HTTPResponseError:
             mapping = ErrorMapping.of(status: Int(e.status.code))
             if mapping.status == 404, known.matchesAnotherMethod(request.uri.path) {

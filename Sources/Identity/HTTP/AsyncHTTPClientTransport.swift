@@ -48,13 +48,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             let response = try await sendOnce(current)
             guard [301, 302, 303, 307, 308].contains(response.status) else { return response }
             guard current.method == "GET", let location = response.header("location") else {
-                throw TokenError(.providerUnavailable, "\(ProviderURL.shown(current.url)) answered with a redirect (\(response.status)) that is not followed")
+                throw Self.failure(current, "answered with a redirect (\(response.status)) that is not followed")
             }
             current.url = try ProviderURL.redirectTarget(
                 from: current.url, location: location,
                 crossOrigin: request.followsCrossOriginRedirects)
         }
-        throw TokenError(.providerUnavailable, "\(ProviderURL.shown(request.url)) redirected more than \(maxRedirects) times")
+        throw Self.failure(request, "redirected more than \(maxRedirects) times")
     }
 
     private func sendOnce(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -69,7 +69,6 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let prepared = r
         let maxBytes = request.maxResponseBytes
         let deadline = NIODeadline.now() + .milliseconds(Int64(request.timeout * 1000))
-        let url = ProviderURL.shown(request.url)
         do {
             // The deadline covers the body too: a provider that stalls mid-body is cut off.
             return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
@@ -88,19 +87,30 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 }
                 defer { group.cancelAll() }
                 guard let first = try await group.next(), let response = first else {
-                    throw TokenError(.providerUnavailable, "\(url) did not answer within \(Self.seconds(request.timeout))")
+                    throw Self.failure(request, "did not answer within \(Self.seconds(request.timeout))")
                 }
                 return response
             }
         } catch let e as TokenError {
             throw e
         } catch is NIOTooManyBytesError {
-            throw TokenError(.providerUnavailable, "\(url) sent a response larger than \(request.maxResponseBytes) bytes")
+            throw Self.failure(request, "sent a response larger than \(request.maxResponseBytes) bytes")
         } catch let e as HTTPClientError where e == .deadlineExceeded || e == .readTimeout || e == .connectTimeout {
-            throw TokenError(.providerUnavailable, "\(url) did not answer within \(Self.seconds(request.timeout))")
+            throw Self.failure(request, "did not answer within \(Self.seconds(request.timeout))")
         } catch {
-            throw TokenError(.providerUnavailable, "\(url) could not be reached: \(String(describing: error).prefix(200))")
+            throw Self.failure(request, "could not be reached", cause: String(describing: error).prefix(200))
         }
+    }
+
+    /// `provider_unavailable`: "<the other end> <what>", the other end named by the request's
+    /// ``HTTPRequest/name`` or else its URL; the URL and `cause` always in `detail`, and in the
+    /// message only for an unnamed request.
+    static func failure(_ request: HTTPRequest, _ what: String, cause: Substring? = nil) -> TokenError {
+        let url = ProviderURL.shown(request.url)
+        let said = cause.map { "\(what): \($0)" } ?? what
+        var error = TokenError(.providerUnavailable, request.name.map { "\($0) \(what)" } ?? "\(url) \(said)")
+        error.detail = "\(request.method) \(url) \(said)"
+        return error
     }
 
     static func seconds(_ t: TimeInterval) -> String {

@@ -14,6 +14,11 @@ public struct HTTPRequest: Sendable {
     /// `false`: a redirect is followed only within the request's origin (scheme, host, port),
     /// as JWKS fetches require. Redirects never go from https to http either way.
     public var followsCrossOriginRedirects: Bool = true
+    /// How the transport's error messages name the other end: `nil` names it by its URL (scheme,
+    /// host and path). Set it when the address is not the caller's client's business (the custom
+    /// function's, often internal): a message then holds neither the URL nor the underlying
+    /// error's text (which may name the host); both go to the error's `detail`, for the log.
+    public var name: String?
 
     public init(
         method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
@@ -51,7 +56,8 @@ public struct HTTPResponse: Sendable {
 ///
 /// Implementations must enforce ``HTTPRequest/timeout`` and ``HTTPRequest/maxResponseBytes``
 /// and throw `provider_unavailable` when the provider cannot be reached or the response is
-/// too large. Any HTTP status is returned, not thrown.
+/// too large. Any HTTP status is returned, not thrown. When ``HTTPRequest/name`` is set, the
+/// error's message must name the other end by it, never by its URL (put that in `detail`).
 public protocol HTTPTransport: Sendable {
     /// - Throws: `provider_unavailable`.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse

@@ -96,21 +96,23 @@ public struct CustomFunctionProvider: Sendable {
             throw TokenError(.invalidInput, "the custom function payload is over \(configuration.maxRequestBytes) bytes")
         }
         let time = Int64(configuration.clock.now().timeIntervalSince1970.rounded(.down))
-        let request = HTTPRequest(
+        var request = HTTPRequest(
             method: "POST", url: configuration.url,
             headers: [
                 ("Content-Type", "application/json"), ("Accept", "application/json"),
                 (Self.signatureHeader, try Self.signature(secret: configuration.secret, body: bytes, time: time)),
             ],
             body: bytes, timeout: configuration.timeout, maxResponseBytes: configuration.maxResponseBytes)
+        // The message goes to the client: the function's address (often an internal one) is the
+        // server's configuration, not the client's business. The transport keeps it in `detail`.
+        request.name = "the custom function"
         let response: HTTPResponse
         do {
             response = try await transport.send(request)
         } catch let e as TokenError {
-            // The message goes to the client: the function's address (often an internal one) is
-            // the server's configuration, not the client's business.
-            let said = e.message.replacingOccurrences(of: ProviderURL.shown(configuration.url), with: "it")
-            throw TokenError(.customFunctionFailed, "the custom function failed: \(said)")
+            var failed = TokenError(.customFunctionFailed, e.message)
+            failed.detail = e.detail
+            throw failed
         }
         let secrets = [String(decoding: configuration.secret, as: UTF8.self)]
         switch response.status {

@@ -83,6 +83,10 @@ public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
     public let message: String
     /// The claim at fault (`"exp"`, `"aud"`, …), when one is.
     public var claim: String?
+    /// For the operator's log only, never for a client: where an outside call went (an upstream's
+    /// URL, without its query) and how it failed underneath, when ``message`` leaves that out.
+    /// Servers log it and keep it out of error bodies; it takes no part in equality.
+    public var detail: String?
 
     public init(_ code: Code, _ message: String, claim: String? = nil) {
         self.code = code

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
+import Synchronization
 import Testing
 
 /// A `tokentool serve` running in this process on 127.0.0.1:0 with a config in a temporary
@@ -14,6 +15,8 @@ struct LiveServer: Sendable {
     let baseURL: String
     let server: AuthServer
     let directory: String
+    /// Every line the server logged, as `SecretCheckingLogHandler` renders it.
+    let logs: LogLines
 
     /// An HTTP answer: status, headers and the body parsed as JSON when it is.
     struct Answer: Sendable {
@@ -84,7 +87,8 @@ struct LiveServer: Sendable {
         let text = #"{ "public_url": "http://auth.test", \#(store) \#(extra) "apps": \#(apps) }"#
         try text.write(toFile: dir + "/server.json", atomically: true, encoding: .utf8)
         let config = try ServerConfig.load(path: dir + "/server.json", environment: [:])
-        let logger = Logger(label: "test") { _ in SecretCheckingLogHandler() }
+        let logs = LogLines()
+        let logger = Logger(label: "test") { _ in SecretCheckingLogHandler(lines: logs) }
         let server = try await AuthServer.open(config: config, logger: logger)
         let (stream, continuation) = AsyncStream<Int>.makeStream()
         let app = server.makeApplication(host: "127.0.0.1", port: 0) { _, port in continuation.yield(port) }
@@ -92,7 +96,7 @@ struct LiveServer: Sendable {
         let running = Task { try await group.run() }
         var port = 0
         for await p in stream { port = p; break }
-        let live = LiveServer(baseURL: "http://127.0.0.1:\(port)", server: server, directory: dir)
+        let live = LiveServer(baseURL: "http://127.0.0.1:\(port)", server: server, directory: dir, logs: logs)
         do {
             let result = try await body(live)
             await group.triggerGracefulShutdown()
@@ -119,6 +123,8 @@ enum MasterKeyFixture {
 /// A log handler that fails the test when a log line holds something secret-looking: a JWT,
 /// or a word of 40 or more token characters (a refresh token or API key is 43).
 struct SecretCheckingLogHandler: LogHandler {
+    /// Where the lines are kept, when someone reads them.
+    var lines: LogLines?
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .info
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -129,10 +135,18 @@ struct SecretCheckingLogHandler: LogHandler {
     func log(event: LogEvent) {
         let all = self.metadata.merging(event.metadata ?? [:]) { $1 }
         let text = "\(event.message) " + all.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        lines?.append(text)
         if text.contains("eyJ") { Issue.record("a log line holds a JWT: \(text.prefix(200))") }
         let words = text.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
         if words.contains(where: { $0.utf8.count >= 40 }) { Issue.record("a log line holds a long token-like word: \(text.prefix(200))") }
     }
+}
+
+/// The log lines of one server, in order.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
 }
 
 extension LiveServer {
