@@ -131,6 +131,18 @@ import Testing
         _ = answer
     }
 
+    func severalAppsExample(
+        anyApp: SessionManager, apps: [String: SessionManager], rotating: Set<String>, presentedRefreshToken: String,
+        send: (JSONObject) -> Void
+    ) async throws {
+        // docs/sessions.md begin
+        let pair = try await anyApp.refresh(presentedRefreshToken) { clientID in
+            apps[clientID].map { RefreshIssuer($0, mode: rotating.contains(clientID) ? .rotate : .keep) }
+        }
+        send(pair.jsonObject)  // issued by the session's own app, named by pair.clientID
+        // docs/sessions.md end
+    }
+
     func storesPageExample() async throws {
         // docs/stores.md begin
         let store: any SessionStore = try await SQLiteSessionStore.open(path: "sessions.sqlite")

@@ -9,13 +9,28 @@ extension AuthServer {
     /// - Returns: the app id and the token pair.
     /// - Throws: ``OAuthError`` `invalid_grant`; Sessions' refusals (mapped by ``OAuthEndpoint``).
     func oauthRefresh(_ token: String, caller: OAuthCaller) async throws -> (app: String, tokens: TokenPair) {
-        guard let session = try await sharedSessions.session(ofRefreshToken: token), let app = apps[session.clientID] else {
-            throw OAuthError.invalidGrant("the refresh token is invalid, expired or revoked")
-        }
-        if case .publicApp(let id) = caller, id != session.clientID {
+        do {
+            let pair = try await refreshInItsApp(token) { app in
+                if case .publicApp(let id) = caller { return id == app }
+                return true
+            }
+            return (pair.clientID, pair)
+        } catch let e as TokenError where e.code == .invalidGrant {
             throw OAuthError.invalidGrant("the refresh token was issued to another client")
         }
-        let pair = app.config.refreshRotation ? try await app.sessions.refresh(token) : try await app.sessions.refreshKeepingToken(token)
-        return (session.clientID, pair)
+    }
+
+    /// Refreshes `token` in one store transaction with its own app's manager, rotating when that
+    /// app has `refresh_rotation` and keeping the token otherwise.
+    /// - Parameter allowed: which apps the caller may refresh for; another app's token is
+    ///   `invalid_grant` with nothing spent.
+    /// - Throws: Sessions' refusals; `invalid_grant` for a token of an app this server does not
+    ///   serve or `allowed` refuses.
+    func refreshInItsApp(_ token: String, allowed: @escaping @Sendable (String) -> Bool = { _ in true }) async throws -> TokenPair {
+        let apps = self.apps
+        return try await sharedSessions.refresh(token) { client in
+            guard let app = apps[client], allowed(client) else { return nil }
+            return RefreshIssuer(app.sessions, mode: app.config.refreshRotation ? .rotate : .keep)
+        }
     }
 }

@@ -6,17 +6,18 @@ import Sessions
 extension AuthServer {
     /// Refresh and logout (`BASE/auth/session`, refresh bearer); a user's sessions (`BASE/auth/sessions`, access bearer).
     func addSessionRoutes(to routes: RouteTable) {
-        routes.on(.post, RouteTable.base + "/auth/session", bearer: .refresh) { _, context in
-            let (session, app) = try self.bearer(context)
-            guard let token = session.refreshToken else { throw TokenError(.invalidSession, "this call needs a refresh token") }
+        // The refresh proves its bearer itself: its one store transaction finds the session, and
+        // so the app, whose `refresh_rotation` applies (no lookup by the bearer step first).
+        routes.on(.post, RouteTable.base + "/auth/session") { request, context in
+            let token = try BearerMiddleware.token(of: request)
             do {
-                if app.config.refreshRotation {
-                    let pair = try await app.sessions.refresh(token)
+                let pair = try await self.refreshInItsApp(token)
+                context.app = pair.clientID
+                if self.apps[pair.clientID]?.config.refreshRotation == true {
                     return JSONResponse.make(
                         status: 201, .object(["access_token": .string(pair.accessToken), "refresh_token": .string(pair.refreshToken)]),
                         noStore: true)
                 }
-                let pair = try await app.sessions.refreshKeepingToken(token)
                 return JSONResponse.make(status: 201, .object(["access_token": .string(pair.accessToken)]), noStore: true)
             } catch let e as TokenError where e.code.rejectsToken && e.code != .userDisabled {
                 throw TokenError(.invalidSession, "the refresh token was refused (\(e.code.rawValue))")

@@ -16,14 +16,8 @@ struct BearerMiddleware: RouterMiddleware {
     let optional: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization] else {
-            if optional { return try await next(request, context) }
-            throw TokenError(.invalidSession, "this call needs an Authorization: Bearer token")
-        }
-        guard header.utf8.count <= 16 * 1024, header.lowercased().hasPrefix("bearer ") else {
-            throw TokenError(.invalidSession, "the Authorization header must be \"Bearer\" and a token")
-        }
-        let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        if optional, request.headers[.authorization] == nil { return try await next(request, context) }
+        let token = try Self.token(of: request)
         var context = context
         context.session = try await (kind == .access ? access(token) : refresh(token))
         context.app = context.session?.app
@@ -31,6 +25,18 @@ struct BearerMiddleware: RouterMiddleware {
             throw TokenError(.invalidSession, "the token belongs to another app")
         }
         return try await next(request, context)
+    }
+
+    /// The bearer token of `request`'s `Authorization` header (at most 16 KiB).
+    /// - Throws: `invalid_session` when there is none or the header is not `Bearer`.
+    static func token(of request: Request) throws -> String {
+        guard let header = request.headers[.authorization] else {
+            throw TokenError(.invalidSession, "this call needs an Authorization: Bearer token")
+        }
+        guard header.utf8.count <= 16 * 1024, header.lowercased().hasPrefix("bearer ") else {
+            throw TokenError(.invalidSession, "the Authorization header must be \"Bearer\" and a token")
+        }
+        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
 
     private func access(_ token: String) async throws -> AuthenticatedSession {

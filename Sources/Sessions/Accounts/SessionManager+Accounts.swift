@@ -1,40 +1,6 @@
 import JOSE
 
 extension SessionManager {
-    /// Refresh without rotation (Realm clients never store a new refresh token): a new access
-    /// token for the same session, the same refresh token living on. The token must be the
-    /// session's current one, the session live and its user enabled; each use moves the idle end.
-    /// - Throws: `invalid_refresh_token`, `refresh_token_reused` (a spent token; the session is
-    ///   left alone), `refresh_token_revoked`, `refresh_token_expired`, `user_disabled`, `store_unavailable`.
-    public func refreshKeepingToken(_ refreshToken: String) async throws -> TokenPair {
-        try configuration.validate()
-        guard RefreshToken.looksLikeRefreshToken(refreshToken) else {
-            throw TokenError(.invalidRefreshToken, "a refresh token is 43 base64url characters\(RefreshToken.shapeHint(refreshToken))")
-        }
-        let now = configuration.now
-        let hash = RefreshToken.hash(refreshToken)
-        let idle = configuration.refreshIdleLifetime
-        let keyRing = self.keyRing
-        let (session, signer): (SessionRecord, JWTSigner) = try await store.transaction { tx in
-            // The key first: the session's row lock, taken next, is then held for fewer statements.
-            guard let key = try await tx.activeSigningKey() else { throw TokenError(.storeUnavailable, "no signing key") }
-            guard let token = try await tx.refreshToken(hash: hash), let session = try await tx.session(id: token.sessionID, forUpdate: true) else {
-                throw TokenError(.invalidRefreshToken, "refresh token is not known to this store")
-            }
-            if session.revokedAt != nil { throw TokenError(.refreshTokenRevoked, "session was revoked") }
-            if now >= session.expiresAt || now >= session.idleExpiresAt { throw TokenError(.refreshTokenExpired, "session expired") }
-            if token.usedAt != nil { throw TokenError(.refreshTokenReused, "refresh token was replaced by a rotation") }
-            if try await tx.user(id: session.userID)?.disabledAt != nil { throw TokenError(.userDisabled, "the user is disabled") }
-            let idleEnd = min(now + idle, session.expiresAt)
-            try await tx.touchSession(id: session.id, lastUsedAt: now, idleExpiresAt: idleEnd)
-            var touched = session
-            touched.lastUsedAt = now
-            touched.idleExpiresAt = idleEnd
-            return (touched, try keyRing.signer(for: key))
-        }
-        return try makePair(refresh: refreshToken, session: session, signer: signer, now: now)
-    }
-
     /// A new access token for a live session of `userID` (after linking an identity: the session
     /// goes on, its refresh token unchanged).
     /// - Throws: `session_revoked` when the session is not live or not the user's; `user_disabled`.

@@ -1,5 +1,27 @@
 import JOSE
 
+/// What a refresh does with the refresh token it is given.
+public enum RefreshMode: Sendable, Hashable {
+    /// Spend the token and hand out its successor, with reuse detection: ``SessionManager/refresh(_:clientID:)``.
+    case rotate
+    /// Keep the token: a new access token in the same session, the refresh token living on
+    /// (Realm clients never store a new one): ``SessionManager/refreshKeepingToken(_:)``.
+    case keep
+}
+
+/// Who issues a refreshed pair: the manager of the session's client (its issuer, audience,
+/// lifetimes and grace) and how it refreshes. ``SessionManager/refresh(_:issuer:)`` asks for it
+/// once the token's session, and so its client, is known.
+public struct RefreshIssuer: Sendable {
+    public var sessions: SessionManager
+    public var mode: RefreshMode
+
+    public init(_ sessions: SessionManager, mode: RefreshMode) {
+        self.sessions = sessions
+        self.mode = mode
+    }
+}
+
 extension SessionManager {
     /// Spends `refreshToken` and returns a new pair in the same session.
     ///
@@ -17,29 +39,67 @@ extension SessionManager {
     ///   `refresh_token_reused`, `refresh_token_revoked`, `refresh_token_expired`, `user_disabled`,
     ///   `invalid_configuration`, `store_unavailable`.
     public func refresh(_ refreshToken: String, clientID: String? = nil) async throws -> TokenPair {
+        try await refresh(refreshToken) { client in clientID == nil || client == clientID ? RefreshIssuer(self, mode: .rotate) : nil }
+    }
+
+    /// Refresh without rotation (Realm clients never store a new refresh token): a new access
+    /// token for the same session, the same refresh token living on. The token must be the
+    /// session's current one, the session live and its user enabled; each use moves the idle end.
+    /// - Throws: `invalid_refresh_token`, `refresh_token_reused` (a spent token; the session is
+    ///   left alone), `refresh_token_revoked`, `refresh_token_expired`, `user_disabled`, `store_unavailable`.
+    public func refreshKeepingToken(_ refreshToken: String) async throws -> TokenPair {
+        try await refresh(refreshToken) { _ in RefreshIssuer(self, mode: .keep) }
+    }
+
+    /// Refreshes for whichever client the token's session belongs to, in one transaction: a
+    /// server of several apps on one store (a manager each) learns the app from the session and
+    /// refreshes with that app's manager and mode, without a lookup of its own first.
+    ///
+    /// ```swift
+    /// let pair = try await anyApp.refresh(token) { clientID in  // apps: [String: SessionManager]
+    ///     apps[clientID].map { RefreshIssuer($0, mode: rotating.contains(clientID) ? .rotate : .keep) }
+    /// }
+    /// ```
+    /// - Parameter issuer: given the session's client id, the manager that issues for that
+    ///   client and its mode; `nil` refuses the token as another client's (`invalid_grant`,
+    ///   nothing spent or touched). It runs inside the transaction: keep it quick, without I/O.
+    /// - Returns: the pair, issued by the chosen manager (``TokenPair/clientID`` names the client).
+    /// - Throws: in `.rotate` mode as ``refresh(_:clientID:)``, in `.keep` mode as
+    ///   ``refreshKeepingToken(_:)``; `invalid_grant` when `issuer` refuses.
+    public func refresh(_ refreshToken: String, issuer: @Sendable (String) -> RefreshIssuer?) async throws -> TokenPair {
         try configuration.validate()
         guard RefreshToken.looksLikeRefreshToken(refreshToken) else {
             throw TokenError(.invalidRefreshToken, "a refresh token is 43 base64url characters; got \(refreshToken.utf8.count) bytes\(RefreshToken.shapeHint(refreshToken))")
         }
         let now = configuration.now
         let hash = RefreshToken.hash(refreshToken)
-        let successor = try RefreshToken.generate()
-        let grace = configuration.reuseGraceInterval
-        let idle = configuration.refreshIdleLifetime
-        let hooks = self.hooks
 
-        // The active key is read in the same transaction (fewer round trips on PostgreSQL), and
-        // its signer made before anything is spent: a key that cannot sign (sealed, wrong master
+        // The active key is read in the same transaction (fewer round trips on PostgreSQL) and
+        // first (the session's row lock, taken next, is then held for fewer statements); its
+        // signer is made before anything is spent: a key that cannot sign (sealed, wrong master
         // key) rolls the rotation back instead of losing the successor.
-        let keyRing = self.keyRing
-        let (outcome, signer): (Outcome, JWTSigner?) = try await store.transaction { tx in
+        let (outcome, signer, chosen): (Outcome, JWTSigner?, SessionManager?) = try await store.transaction { tx in
             let active = try await tx.activeSigningKey()
-            let signer = try active.map { try keyRing.signer(for: $0) }
-            if let active { try await keyRing.recordUse(of: active, in: tx) }
-            let outcome = try await Self.rotate(
-                tx, hash: hash, refreshToken: refreshToken, successor: successor, clientID: clientID,
-                now: now, grace: grace, idle: idle, hooks: hooks)
-            return (outcome, signer)
+            guard let token = try await tx.refreshToken(hash: hash),
+                // Lock the session first: every rotation, revocation and deletion of this session
+                // queues here (PostgreSQL row lock; SQLite serializes writers anyway).
+                let session = try await tx.session(id: token.sessionID, forUpdate: true)
+            else { return (.unknown, nil, nil) }
+            guard let choice = issuer(session.clientID) else { return (.otherClient, nil, nil) }
+            let manager = choice.sessions
+            try manager.configuration.validate()
+            let signer = try active.map { try manager.keyRing.signer(for: $0) }
+            if let revokedAt = session.revokedAt { return (.revoked(session, revokedAt), nil, nil) }
+            if now >= session.expiresAt || now >= session.idleExpiresAt { return (.expired(session), nil, nil) }
+            if choice.mode == .keep, token.usedAt != nil { return (.spent, nil, nil) }
+            if try await tx.user(id: session.userID)?.disabledAt != nil { return (.disabled, nil, nil) }
+            if let active { try await manager.keyRing.recordUse(of: active, in: tx) }
+            let outcome: Outcome
+            switch choice.mode {
+            case .keep: outcome = .refreshed(try await Self.touch(tx, session, now: now, idle: manager.configuration.refreshIdleLifetime), nil)
+            case .rotate: outcome = try await manager.rotate(tx, token: token, session: session, refreshToken: refreshToken, now: now)
+            }
+            return (outcome, signer, manager)
         }
 
         switch outcome {
@@ -52,61 +112,60 @@ extension SessionManager {
         case .expired(let session):
             let end = min(session.expiresAt, session.idleExpiresAt)
             throw TokenError(.refreshTokenExpired, "session expired at \(UTCTime.format(Double(end)))\(session.idleExpiresAt < session.expiresAt ? " (idle)" : "")")
+        case .spent:
+            throw TokenError(.refreshTokenReused, "refresh token was replaced by a rotation")
         case .reused:
             throw TokenError(.refreshTokenReused, "refresh token was already used; its session is now revoked")
         case .disabled:
             throw TokenError(.userDisabled, "the user is disabled")
-        case .rotated(let session, let token), .replayed(let session, let token):
+        case .refreshed(let session, let token):
+            let manager = chosen ?? self
             var usable = signer
-            if usable == nil { usable = try keyRing.signer(for: try await keyRing.activeKey()) }  // a ring emptied by hand
+            if usable == nil { usable = try manager.keyRing.signer(for: try await manager.keyRing.activeKey()) }  // a ring emptied by hand
             guard let usable else { throw TokenError(.storeUnavailable, "no signing key") }
-            return try makePair(refresh: token, session: session, signer: usable, now: now)
+            return try manager.makePair(refresh: token ?? refreshToken, session: session, signer: usable, now: now)
         }
     }
 
-    /// The rotation itself, inside one transaction.
-    private static func rotate(
-        _ tx: any SessionStoreTransaction, hash: String, refreshToken: String, successor: String,
-        clientID: String?, now: Int64, grace: Int64, idle: Int64, hooks: TestHooks
+    /// Moves the session's idle end (a refresh of either mode), inside the transaction.
+    private static func touch(_ tx: any SessionStoreTransaction, _ session: SessionRecord, now: Int64, idle: Int64) async throws -> SessionRecord {
+        let idleEnd = min(now + idle, session.expiresAt)
+        try await tx.touchSession(id: session.id, lastUsedAt: now, idleExpiresAt: idleEnd)
+        var touched = session
+        touched.lastUsedAt = now
+        touched.idleExpiresAt = idleEnd
+        return touched
+    }
+
+    /// The rotation itself, inside the transaction, of a live session of an enabled user.
+    private func rotate(
+        _ tx: any SessionStoreTransaction, token: RefreshTokenRecord, session: SessionRecord, refreshToken: String, now: Int64
     ) async throws -> Outcome {
-        do {  // (a scope, so the steps read in order)
-            guard let token = try await tx.refreshToken(hash: hash) else { return .unknown }
-            // Lock the session first: every rotation, revocation and deletion of this session
-            // queues here (PostgreSQL row lock; SQLite serializes writers anyway).
-            guard let session = try await tx.session(id: token.sessionID, forUpdate: true) else { return .unknown }
-            if let clientID, clientID != session.clientID { return .otherClient }
-            if let revokedAt = session.revokedAt { return .revoked(session, revokedAt) }
-            if now >= session.expiresAt || now >= session.idleExpiresAt { return .expired(session) }
-            if try await tx.user(id: session.userID)?.disabledAt != nil { return .disabled }
-
-            let sealed = try RefreshToken.sealSuccessor(successor, predecessor: refreshToken, sessionID: session.id)
-            if try await tx.spendRefreshToken(hash: hash, at: now, successorHash: RefreshToken.hash(successor), sealedSuccessor: sealed) {
-                try hooks.checkAfterSpend()
-                try await tx.insertRefreshToken(
-                    RefreshTokenRecord(
-                        hash: RefreshToken.hash(successor), sessionID: session.id,
-                        parentHash: hash, createdAt: now))
-                let idleEnd = min(now + idle, session.expiresAt)
-                try await tx.touchSession(id: session.id, lastUsedAt: now, idleExpiresAt: idleEnd)
-                var touched = session
-                touched.lastUsedAt = now
-                touched.idleExpiresAt = idleEnd
-                return .rotated(touched, successor)
-            }
-
-            // Spent already (before, or by a concurrent call that won): the grace rule or revocation.
-            guard let spent = try await tx.refreshToken(hash: hash), let usedAt = spent.usedAt else {
-                throw TokenError(.storeUnavailable, "refresh token changed state during rotation")
-            }
-            if grace > 0, now - usedAt <= grace, let successorHash = spent.successorHash, let box = spent.sealedSuccessor,
-                let next = try await tx.refreshToken(hash: successorHash), next.usedAt == nil,
-                let again = RefreshToken.openSuccessor(box, predecessor: refreshToken, sessionID: session.id)
-            {
-                return .replayed(session, again)
-            }
-            _ = try await tx.revokeSession(id: session.id, at: now, reason: "reuse")
-            return .reused(session)
+        let hash = token.hash
+        let successor = try RefreshToken.generate()
+        let sealed = try RefreshToken.sealSuccessor(successor, predecessor: refreshToken, sessionID: session.id)
+        if try await tx.spendRefreshToken(hash: hash, at: now, successorHash: RefreshToken.hash(successor), sealedSuccessor: sealed) {
+            try hooks.checkAfterSpend()
+            try await tx.insertRefreshToken(
+                RefreshTokenRecord(
+                    hash: RefreshToken.hash(successor), sessionID: session.id,
+                    parentHash: hash, createdAt: now))
+            return .refreshed(try await Self.touch(tx, session, now: now, idle: configuration.refreshIdleLifetime), successor)
         }
+
+        // Spent already (before, or by a concurrent call that won): the grace rule or revocation.
+        guard let spent = try await tx.refreshToken(hash: hash), let usedAt = spent.usedAt else {
+            throw TokenError(.storeUnavailable, "refresh token changed state during rotation")
+        }
+        let grace = configuration.reuseGraceInterval
+        if grace > 0, now - usedAt <= grace, let successorHash = spent.successorHash, let box = spent.sealedSuccessor,
+            let next = try await tx.refreshToken(hash: successorHash), next.usedAt == nil,
+            let again = RefreshToken.openSuccessor(box, predecessor: refreshToken, sessionID: session.id)
+        {
+            return .refreshed(session, again)
+        }
+        _ = try await tx.revokeSession(id: session.id, at: now, reason: "reuse")
+        return .reused
     }
 
     private enum Outcome: Sendable {
@@ -114,10 +173,13 @@ extension SessionManager {
         case otherClient
         case revoked(SessionRecord, Int64)
         case expired(SessionRecord)
-        case reused(SessionRecord)
+        /// A spent token given to a non-rotating refresh (the session is left alone).
+        case spent
+        /// A spent token given to a rotation: the session is revoked.
+        case reused
         case disabled
-        case rotated(SessionRecord, String)
-        case replayed(SessionRecord, String)
+        /// The session as refreshed, and the successor token (`nil`: the same token lives on).
+        case refreshed(SessionRecord, String?)
     }
 
     /// Logout: revokes the session of a refresh token (current or spent) or of an access token's `sid`.

@@ -41,6 +41,6 @@ extension SessionManager {
         let access = try signer.sign(claims.claimSet)
         return TokenPair(
             accessToken: access, refreshToken: refresh, expiresIn: configuration.accessTokenLifetime,
-            userID: session.userID, sessionID: session.id)
+            userID: session.userID, clientID: session.clientID, sessionID: session.id)
     }
 }

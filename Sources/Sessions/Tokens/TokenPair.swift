@@ -9,6 +9,8 @@ public struct TokenPair: Sendable, Hashable {
     /// Seconds until the access token expires.
     public var expiresIn: Int64
     public var userID: String
+    /// The client (app) the session belongs to: the access token's `client_id`.
+    public var clientID: String
     /// The session id: the access token's `sid`.
     public var sessionID: String
 
