@@ -352,8 +352,8 @@ for store, n, name, floor, target, summary, cmd in rows:
         f(sf), "-" if not sf else "%.0f %%" % (100 * s["rps"] / sf)))
 if os.path.exists(sys.argv[3]) and os.path.getsize(sys.argv[3]):
     print()
-    print("| overload (open loop, 2x the row's req/s) | offered/s | answered/s | 2xx | 503 | other | timeouts | p50 ms | p99 ms | max ms | p99 2xx ms | p99 ≤ 1 s | generator CPU s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| overload (open loop, 2x the row's req/s) | offered/s | answered/s | 2xx | 503 | other | timeouts | p50 ms | p99 ms | max ms | p99 2xx ms | p99 ≤ 1 s | generator CPU s | generator behind p99 ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for line in open(sys.argv[3]):
         if line.count("\t") != 2: continue
         store, row, o = line.rstrip("\n").split("\t")
@@ -362,10 +362,10 @@ if os.path.exists(sys.argv[3]) and os.path.getsize(sys.argv[3]):
         ok = sum(v for k, v in st.items() if k.startswith("2"))
         s503 = st.get("503", 0)
         other = sum(st.values()) - ok - s503 + o["errors"]
-        print("| %s %s | %.0f | %.0f | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s |" % (
+        print("| %s %s | %.0f | %.0f | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s |" % (
             store, row, o["offered_rps"], o["answered_rps"], ok, s503, other, o["timeouts"], f(o["p50_ms"]), f(o["p99_ms"]),
             f(o["max_ms"]), f(o["p99_2xx_ms"]), "yes" if o["p99_ms"] is not None and o["p99_ms"] <= 1000 and o["timeouts"] == 0 else "NO",
-            o.get("generator_cpu_s", "-")))
+            o.get("generator_cpu_s", "-"), f(o.get("behind_ms"))))
 print()
 print("Commands (S = the store: the server's SQLite file or the throwaway PostgreSQL URL; wrk -t1 --latency per instance):")
 seen = set()
