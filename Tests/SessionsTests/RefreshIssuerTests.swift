@@ -19,11 +19,18 @@ import Testing
         return (app("app-a", access: 600), app("app-b", access: 3600))
     }
 
-    @Test(arguments: StoreKind.available)
-    func theSessionsOwnAppIssuesInItsMode(kind: StoreKind) async throws {
+    /// `body` with a fresh store of `kind`, its clock and the two apps on it.
+    func withApps(_ kind: StoreKind, _ body: (TestStore, TestClock, SessionManager, SessionManager) async throws -> Void) async throws {
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let (a, b) = Self.apps(t.store, clock)
+            try await body(t, clock, a, b)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func theSessionsOwnAppIssuesInItsMode(kind: StoreKind) async throws {
+        try await withApps(kind) { t, clock, a, b in
             let issuers = ["app-a": RefreshIssuer(a, mode: .rotate), "app-b": RefreshIssuer(b, mode: .keep)]
             let ofA = try await Conformance.firstPair(a, user: "alice")
             let ofB = try await Conformance.firstPair(b, user: "bob")
@@ -52,9 +59,7 @@ import Testing
 
     @Test(arguments: StoreKind.available)
     func aRefusedIssuerSpendsAndTouchesNothing(kind: StoreKind) async throws {
-        try await Harness.withStore(kind) { t in
-            let clock = TestClock()
-            let (a, b) = Self.apps(t.store, clock)
+        try await withApps(kind) { t, clock, a, b in
             let ofB = try await Conformance.firstPair(b)
             let before = try #require(try await b.session(id: ofB.sessionID))
             clock.advance(10)
@@ -78,9 +83,7 @@ import Testing
     /// revokes the session (reuse).
     @Test(arguments: StoreKind.available)
     func aSpentTokenByMode(kind: StoreKind) async throws {
-        try await Harness.withStore(kind) { t in
-            let clock = TestClock()
-            let (a, _) = Self.apps(t.store, clock)
+        try await withApps(kind) { t, clock, a, _ in
             let first = try await Conformance.firstPair(a)
             let next = try await a.refresh(first.refreshToken)
             clock.advance(3600)  // past the reuse grace
@@ -117,9 +120,7 @@ import Testing
     /// Keeping the token signs access tokens too: the key records the longest lifetime it signed
     /// with (a retired key stays published that long).
     @Test func aKeepingRefreshRecordsTheKeysUse() async throws {
-        try await Harness.withStore(.sqlite) { t in
-            let clock = TestClock()
-            let (a, b) = Self.apps(t.store, clock)
+        try await withApps(.sqlite) { _, _, a, b in
             let ofA = try await Conformance.firstPair(a)
             #expect(try await a.keyRing.keys().first?.accessTokenLifetime == 600)
             _ = try await a.refresh(ofA.refreshToken) { _ in RefreshIssuer(b, mode: .keep) }
