@@ -251,6 +251,21 @@ struct AccountCallTests {
         }
     }
 
+    @Test("reset/call from realm-web: canonical Extended JSON arguments reach the function relaxed", arguments: StoreKind.available)
+    func resetCallExtendedJSON(kind: StoreKind) async throws {
+        try await Self.with(kind) { t in
+            try await t.register("pending+x@example.com")
+            // callResetPasswordFunction(email, password, 1, "two", 2^53 + 1, 2.5) as realm-web serializes it.
+            let arguments: [Any] = [["$numberInt": "1"], "two", ["$numberLong": "9007199254740993"], ["$numberDouble": "2.5"]]
+            let answer = try await t.post("/reset/call", ["email": "pending+x@example.com", "password": "long enough", "arguments": arguments])
+            #expect(answer.status == 204, "\(answer.body)")
+            let sent = try #require(t.calls("pending+x@example.com").last?.payload)
+            #expect(sent["arguments"] == [.int(1), "two", .object(["$numberLong": "9007199254740993"]), .double(2.5)], "\(sent)")
+            let bad = try await t.post("/reset/call", ["email": "pending+x@example.com", "password": "long enough", "arguments": [["$numberInt": 1]]])
+            #expect(bad.status == 400 && bad.errorCode == "InvalidParameter")
+        }
+    }
+
     @Test("no function configured: 400; our signature under another secret is refused; throttled per email", arguments: StoreKind.available)
     func configurationSignatureAndLimits(kind: StoreKind) async throws {
         try await Self.with(kind, limits: #""limits": { "mail_per_address": "2/1h" },"#) { t in

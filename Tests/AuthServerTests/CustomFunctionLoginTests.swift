@@ -44,6 +44,21 @@ struct CustomFunctionLoginTests {
         }
     }
 
+    @Test("realm-web's canonical Extended JSON reaches the function relaxed; its device id stays with the session", arguments: StoreKind.available)
+    func extendedJSON(kind: StoreKind) async throws {
+        try await Self.with(kind) { s, function in
+            let body = #"""
+                {"user":"ada","age":{"$numberInt":"36"},"score":{"$numberDouble":"2.5"},"since":{"$date":{"$numberLong":"1356351330501"}},
+                 "options":{"device":{"platform":"node","sdkVersion":"2.0.1","deviceId":{"$oid":"65a1b2c3d4e5f60718293a4b"}}}}
+                """#
+            let login = try await s.call(.POST, Self.login, body: body)
+            #expect(login.status == 200 && login["device_id"] == "65a1b2c3d4e5f60718293a4b", "\(login.body)")
+            let sent = try #require(function.received.last)
+            let forwarded = try JSONValue(parsing: String(decoding: sent.body, as: UTF8.self))
+            #expect(forwarded == .object(["user": "ada", "age": .int(36), "score": .double(2.5), "since": .object(["$date": "2012-12-24T12:15:30.501Z"])]))
+        }
+    }
+
     @Test("4xx: 401 AuthError with the function's words; 5xx or a bad answer: 502 FunctionExecutionError", arguments: StoreKind.available)
     func refusedAndFailed(kind: StoreKind) async throws {
         try await Self.with(kind) { s, _ in

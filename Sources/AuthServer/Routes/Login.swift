@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import JOSE
 import Sessions
@@ -12,7 +13,7 @@ extension AuthServer {
                 throw TokenError(.providerNotFound, "the app has no \(provider.prefix(64)) provider")
             }
             let body = try await RequestJSON.read(request, context: context)
-            let device = try Device(body)
+            let device = try Device(body, unixSeconds: Int64(app.sessions.configuration.clock.now().timeIntervalSince1970))
             try await self.throttle("login_addr:" + (context.clientAddress ?? ""), self.config.limits.loginPerAddress, context)
             if provider == "anon-user" {
                 try await self.throttle("anon_addr:" + (context.clientAddress ?? ""), self.config.limits.anonymousPerAddress, context)
@@ -52,26 +53,39 @@ extension AuthServer {
     }
 }
 
-/// `options.device` of a login body: kept with the session; `deviceId` echoed unless all zeros.
+/// `options.device` of a login body, kept with the session. `deviceId` (24 hex digits, as a
+/// string or as realm-web's `{"$oid": hex}`) is echoed as the session's device id unless absent
+/// or all zeros; then a new ObjectId is the device's id. Every session keeps one: it is the
+/// access tokens' `baas_device_id`.
 struct Device: Sendable {
     let id: String
-    let json: String?
+    let json: String
 
-    static let members = ["deviceId", "platform", "platformVersion", "sdkVersion", "deviceName", "appId", "appVersion"]
+    static let members = ["platform", "platformVersion", "sdkVersion", "deviceName", "appId", "appVersion"]
 
-    init(_ body: RequestJSON) throws {
-        guard let device = try body.optionalObject("options")?.optionalObject("device") else {
-            id = try RandomToken.id()
-            json = nil
-            return
-        }
-        var kept = JSONObject()
+    init(_ body: RequestJSON, unixSeconds: Int64) throws {
+        let device = try body.optionalObject("options")?.optionalObject("device")
+        id = try device.flatMap(Self.givenID) ?? ObjectID.make(unixSeconds: unixSeconds)
+        var kept: JSONObject = ["deviceId": .string(id)]
         for name in Self.members {
-            if let v = try device.optionalString(name, maxBytes: 256) { kept[name] = .string(v) }
+            if let v = try device?.optionalString(name, maxBytes: 256) { kept[name] = .string(v) }
         }
-        let given = kept["deviceId"]?.stringValue ?? ""
-        id = given.isEmpty || given.allSatisfy({ $0 == "0" }) ? try RandomToken.id() : given
-        kept["deviceId"] = .string(id)
         json = JSONValue.object(kept).jsonString
+    }
+
+    /// The client's own device id, lower-cased; `nil` when it sent none (or the zero id).
+    private static func givenID(_ device: RequestJSON) throws -> String? {
+        let hex: String?
+        switch device.object["deviceId"] {
+        case nil, .null: return nil
+        case .string(let s): hex = s
+        case .object(let o) where o.keys == ["$oid"]: hex = o["$oid"]?.stringValue
+        default: hex = nil
+        }
+        guard let hex else { throw TokenError(.invalidParameter, "\"deviceId\" must be 24 hex digits or {\"$oid\": 24 hex digits}") }
+        if hex.isEmpty { return nil }
+        guard ObjectID.isValid(hex) else { throw TokenError(.invalidParameter, "\"deviceId\" must be 24 hex digits") }
+        let lower = hex.lowercased()
+        return lower.allSatisfy { $0 == "0" } ? nil : lower
     }
 }

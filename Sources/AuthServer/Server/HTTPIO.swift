@@ -21,12 +21,14 @@ enum JSONResponse {
 }
 
 /// A request's JSON object body, read strictly: at most 64 KiB, duplicate names refused, and
-/// every refusal a 4xx naming the member.
+/// every refusal a 4xx naming the member. Bodies are Extended JSON: the object is kept in its
+/// relaxed form (``ExtendedJSON``), so members read alike from realm-web and from plain JSON.
 struct RequestJSON: Sendable {
     let object: JSONObject
 
     /// Reads and parses the body of `request`.
-    /// - Throws: `request_too_large` over the limit; `bad_request` for anything but a JSON object.
+    /// - Throws: `request_too_large` over the limit; `bad_request` for anything but a JSON object;
+    ///   `invalid_parameter` for a malformed Extended JSON type wrapper.
     static func read(_ request: Request, context: AuthRequestContext) async throws -> RequestJSON {
         var request = request
         let buffer: ByteBuffer
@@ -38,7 +40,8 @@ struct RequestJSON: Sendable {
         do { value = try JSONValue(parsing: text, limits: JSONLimits(maxBytes: context.maxUploadSize, maxDepth: 16, maxTopLevelMembers: 64)) } catch let e as TokenError {
             throw TokenError(.badRequest, "the request body is not acceptable JSON: \(e.message)")
         }
-        guard let object = value.objectValue else { throw TokenError(.badRequest, "the request body must be a JSON object, got \(value.typeName)") }
+        let relaxed = value.objectValue == nil ? value : try ExtendedJSON.relaxed(value)
+        guard let object = relaxed.objectValue else { throw TokenError(.badRequest, "the request body must be a JSON object, got \(relaxed.typeName)") }
         return RequestJSON(object: object)
     }
 
