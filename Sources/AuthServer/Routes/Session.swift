@@ -23,9 +23,22 @@ extension AuthServer {
                 throw TokenError(.invalidSession, "the refresh token was refused (\(e.code.rawValue))")
             }
         }
-        routes.on(.delete, RouteTable.base + "/auth/session", bearer: .refresh) { _, context in
-            let (session, app) = try self.bearer(context)
-            try await app.sessions.revokeSession(id: session.sessionID, reason: "logout")
+        // Logout ends the refresh token's session, and answers 204 also when there is nothing
+        // to end (a session already ended, a token never issued): realm-web's `logOut()` runs after
+        // `deleteUser()` and rejects on a 401. An access token is the wrong kind (401), as anywhere.
+        routes.on(.delete, RouteTable.base + "/auth/session") { request, context in
+            let token = try BearerMiddleware.token(of: request)
+            switch try await self.sharedSessions.bearer(refreshToken: token) {
+            case .live(let session):
+                context.app = session.clientID
+                try await self.sharedSessions.revokeSession(id: session.id, reason: "logout")
+            case .ended(let session), .reused(let session):
+                context.app = session.clientID
+            case .unknown:
+                if (try? await self.sharedSessions.verifyAccessToken(token, audiences: self.appIDs, checkSession: false)) != nil {
+                    throw TokenError(.invalidSession, "logout takes the session's refresh token, not an access token")
+                }
+            }
             return JSONResponse.noContent()
         }
         routes.on(.get, RouteTable.base + "/auth/sessions", bearer: .access) { _, context in
