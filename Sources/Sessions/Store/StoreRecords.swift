@@ -1,3 +1,5 @@
+import JOSE
+
 /// Rows as the stores keep them. Times are Unix seconds; hashes and ids are base64url text.
 ///
 /// These are the store protocol's vocabulary: drivers read and write them, ``SessionManager``
@@ -86,6 +88,15 @@ public struct SessionRecord: Sendable, Hashable {
     /// `true` when the session is neither revoked nor past either lifetime at `now`.
     public func isLive(at now: Int64) -> Bool {
         revokedAt == nil && now < expiresAt && now < idleExpiresAt
+    }
+
+    /// The device id of ``device`` (`deviceId`, when it is 24 hex digits): the access tokens'
+    /// `baas_device_id`.
+    public var deviceID: String? {
+        guard let device, let id = try? JSONValue(parsing: device).objectValue?["deviceId"]?.stringValue, ObjectID.isValid(id) else {
+            return nil
+        }
+        return id.lowercased()
     }
 }
 

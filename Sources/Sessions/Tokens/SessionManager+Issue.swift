@@ -37,7 +37,7 @@ extension SessionManager {
         let claims = AccessTokenClaims(
             issuer: configuration.issuer, subject: session.userID, audience: [configuration.audience],
             expiresAt: now + configuration.accessTokenLifetime, issuedAt: now, jwtID: try RandomID.make(),
-            clientID: session.clientID, sessionID: session.id)
+            clientID: session.clientID, sessionID: session.id, deviceID: session.deviceID)
         let access = try signer.sign(claims.claimSet)
         return TokenPair(
             accessToken: access, refreshToken: refresh, expiresIn: configuration.accessTokenLifetime,

@@ -37,10 +37,13 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
     public var clientID: String
     /// The session id.
     public var sessionID: String?
+    /// `baas_device_id`: the session's device id (24 hex digits), when the client's sign-in
+    /// named or was given one; Realm clients read it as the user's device.
+    public var deviceID: String?
 
     public init(
         issuer: String, subject: String, audience: [String], expiresAt: Int64, issuedAt: Int64, jwtID: String,
-        clientID: String, sessionID: String?
+        clientID: String, sessionID: String?, deviceID: String? = nil
     ) {
         self.issuer = issuer
         self.subject = subject
@@ -50,6 +53,7 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
         self.jwtID = jwtID
         self.clientID = clientID
         self.sessionID = sessionID
+        self.deviceID = deviceID
     }
 
     /// Reads the claims of an access token whose signature and RFC 9068 checks have passed.
@@ -75,6 +79,7 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
         jwtID = try string("jti")
         clientID = try string("client_id")
         sessionID = claims["sid"]?.stringValue
+        deviceID = claims["baas_device_id"]?.stringValue
     }
 
     var claimSet: ClaimSet {
@@ -87,6 +92,7 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
         c["jti"] = .string(jwtID)
         c["client_id"] = .string(clientID)
         if let sessionID { c["sid"] = .string(sessionID) }
+        if let deviceID { c["baas_device_id"] = .string(deviceID) }
         return c
     }
 }
