@@ -18,15 +18,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cat > "$dir/server.json" <<'JSON'
-{ "public_url": "http://127.0.0.1:9",
+# public_url is where clients reach the server (location hands it to them), so the server must
+# listen on its port: pick a free one first, below the ephemeral range that port-0 listeners get.
+port=
+for p in $(shuf -i 20000-32000 -n 50); do
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then port=$p; break; fi
+done
+[ -n "$port" ] || { echo "demo-server: no free port found" >&2; exit 1; }
+cat > "$dir/server.json" <<JSON
+{ "public_url": "http://127.0.0.1:$port",
   "apps": { "demo-app": { "providers": { "anon-user": {}, "api-key": {} } } } }
 JSON
 
 section() { printf '\n== %s\n' "$1"; }
 
-section "Start the server (port 0: any free port)"
-"$TOKENTOOL" serve --config "$dir/server.json" --listen 127.0.0.1:0 > "$dir/stdout" 2> "$dir/server.log" &
+section "Start the server (on the free port public_url names)"
+"$TOKENTOOL" serve --config "$dir/server.json" --listen "127.0.0.1:$port" > "$dir/stdout" 2> "$dir/server.log" &
 pid=$!
 for _ in $(seq 1 300); do
     grep -q '^listening on ' "$dir/stdout" 2>/dev/null && break
@@ -37,8 +44,10 @@ url=$(sed -n 's/^listening on //p' "$dir/stdout")
 echo "listening on $url"
 BASE="$url/api/client/v2.0"
 
-section "Where is the app? (GET location)"
-curl -sS "$BASE/app/demo-app/location" | jq -c .
+section "Where is the app? (GET location: public_url, which is where this server listens)"
+curl -sS "$BASE/app/demo-app/location" > "$dir/location.json"
+jq -c . "$dir/location.json"
+[ "$(jq -r .hostname "$dir/location.json")" = "$url" ] || { echo "demo-server: location does not name $url" >&2; exit 1; }
 
 section "Sign in anonymously (POST …/auth/providers/anon-user/login)"
 curl -sS -X POST -H 'Content-Type: application/json' \

@@ -35,7 +35,9 @@
             if let created = server.createdMasterKeyFile {
                 printError("created a master key in \(created) (mode 0600): keep it with the store, it seals the signing keys")
             }
+            let loaded = serverConfig
             try await server.run(host: host, port: port) { host, port in
+                if let warning = loaded.publicURLWarning(listeningPort: port) { printError(warning) }
                 // One write(2), no stdio buffer: the line reaches a pipe or file at once.
                 FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
             }

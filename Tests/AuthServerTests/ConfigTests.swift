@@ -54,6 +54,20 @@ struct ConfigTests {
     }
 
     @Test(
+        "public_url on loopback and another port than the listening one: a warning; else none",
+        arguments: [
+            ("http://127.0.0.1:9", 41_234, true), ("http://127.0.0.1:41234", 41_234, false), ("http://localhost", 8080, true),
+            ("http://localhost", 80, false), ("https://[::1]", 443, false), ("https://[::1]:8443", 443, true),
+            ("http://127.1.2.3:5", 6, true), ("https://auth.example.com", 8080, false), ("http://10.0.0.1:9", 8080, false),
+        ])
+    func publicURLWarning(publicURL: String, port: Int, warns: Bool) throws {
+        let c = try parse(#"{"public_url":"\#(publicURL)","apps":{"a1":{}}}"#)
+        let warning = c.publicURLWarning(listeningPort: port)
+        #expect((warning != nil) == warns, "\(warning ?? "no warning")")
+        #expect(warning?.contains("listens on port \(port)") ?? true)
+    }
+
+    @Test(
         "an unknown member is an error naming its JSON path",
         arguments: [
             (#"{"public_url":"http://a","apps":{"x":{}},"lmits":{}}"#, "lmits: unknown member"),

@@ -31,6 +31,23 @@ struct ServeCommandTests {
         #expect(try await serve.stop() == 0)
     }
 
+    @Test("a loopback public_url on another port than the listening one is warned about on standard error at start")
+    func publicURLPortWarning() async throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for (publicURL, warns) in [("http://127.0.0.1:9", true), ("http://auth.test", false)] {
+            try #"{"public_url":"\#(publicURL)","apps":{"a1":{"providers":{"anon-user":{}}}}}"#
+                .write(toFile: dir + "/server.json", atomically: true, encoding: .utf8)
+            let serve = try ServeProcess(["--config", dir + "/server.json", "--listen", "127.0.0.1:0"], directory: dir, name: "serve-\(warns)")
+            let url = try #require(try await serve.listening(), "\(serve.stderr)")
+            #expect(try await serve.stop() == 0)
+            let port = try #require(url.split(separator: ":").last)
+            let line = "warning: public_url http://127.0.0.1:9 names port 9 on this machine, but the server listens on port \(port)"
+            #expect(serve.stderr.contains(line) == warns, "\(serve.stderr)")
+            #expect(serve.stderr.contains("warning: public_url") == warns)
+        }
+    }
+
     @Test("the store flags of token, user and keys: --store-file over --store over $TOKENTOOL_STORE over the config's store")
     func storeFlags() async throws {
         let dir = try folder()
