@@ -1,3 +1,4 @@
+@testable import AuthServer
 import Foundation
 import JOSE
 import ProviderStandIn
@@ -12,17 +13,22 @@ struct ProviderLoginTests {
         base + "/app/myapp/auth/providers/\(provider)/login" + (link ? "?link=true" : "")
     }
 
-    static func withProviders<T>(_ kind: StoreKind, _ body: (LiveServer, ProviderStandIn) async throws -> T) async throws -> T {
+    /// With `otherAppleClientIDs`, the app's Apple `client_ids` list them after the stand-in's own
+    /// (a bundle id and a web Services ID: the usual set-up).
+    static func withProviders<T>(
+        _ kind: StoreKind, otherAppleClientIDs: [String] = [], _ body: (LiveServer, ProviderStandIn) async throws -> T
+    ) async throws -> T {
         let standIn = try await ProviderStandIn.start()
         do {
             let st = standIn.settings
+            let appleIDs = ([st.appleClientID] + otherAppleClientIDs).map { "\"\($0)\"" }.joined(separator: ", ")
             let apps = """
                 { "myapp": { "providers": {
                     "anon-user": {},
                     "custom-token": { "jwks": "\(standIn.customJWKSURL)", "issuer": "\(st.customIssuer)", "audience": ["\(st.customAudience)"],
                                       "metadata": { "name": "user_data.name", "email": "user_data.email" } },
                     "oauth2-google": { "client_ids": ["\(st.googleClientID)"], "client_secret_file": "google.secret" },
-                    "oauth2-apple": { "client_ids": ["\(st.appleClientID)"], "team_id": "\(st.appleTeamID)", "key_id": "\(st.appleKeyID)",
+                    "oauth2-apple": { "client_ids": [\(appleIDs)], "team_id": "\(st.appleTeamID)", "key_id": "\(st.appleKeyID)",
                                       "private_key_file": "apple.p8" },
                     "oauth2-facebook": { "app_id": "\(st.facebookAppID)", "app_secret_file": "fb.secret" } },
                   "webhooks": { "user_deleted": "\(standIn.baseURL)/deleted" } } }
@@ -129,5 +135,40 @@ struct ProviderLoginTests {
                 try JSONValue(parsing: String(decoding: hook.body, as: UTF8.self))
                     == .object(["type": "user_deleted", "app": "myapp", "user_id": .string(try #require(byCode["user_id"]))]))
         }
+    }
+
+    @Test(
+        "Apple with two client_ids: the code's refresh token is revoked with the client id it was issued to; failures log their code",
+        arguments: StoreKind.available)
+    func appleTwoClientIDs(kind: StoreKind) async throws {
+        try await Self.withProviders(kind, otherAppleClientIDs: ["com.example.standin.web"]) { s, standIn in
+            let byCode = try await s.call(.POST, Self.login("oauth2-apple"), body: #"{"authCode":"standin-apple-code"}"#)
+            #expect(byCode.status == 200, "\(byCode.body)")
+            #expect(try await s.call(.DELETE, Self.base + "/auth/delete", bearer: byCode["access_token"]).status == 204)
+            for _ in 0..<100 where standIn.revokedTokens.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(standIn.revokedTokens == ["r.standin-apple-refresh"])
+            let revoke = try #require(standIn.requests.last { $0.path == "/auth/revoke" })
+            #expect(revoke.form["client_id"] == standIn.settings.appleClientID)
+            let revocationFailed = { (line: String) in line.contains("background job failed") && line.contains("apple token revocation") }
+            #expect(!s.logs.all.contains(where: revocationFailed), "\(s.logs.all)")
+
+            // Apple down: each failed attempt is logged with the error's code, never a bare type name.
+            standIn.setBehavior(.fail(status: 503), for: "/auth/revoke")
+            let again = try await s.call(.POST, Self.login("oauth2-apple"), body: #"{"authCode":"standin-apple-code"}"#)
+            #expect(try await s.call(.DELETE, Self.base + "/auth/delete", bearer: again["access_token"]).status == 204)
+            for _ in 0..<100 where !s.logs.all.contains(where: revocationFailed) { try await Task.sleep(for: .milliseconds(50)) }
+            let failed = try #require(s.logs.all.first(where: revocationFailed))
+            #expect(failed.contains("error=provider_unavailable") || failed.contains("error=provider_error"), "\(failed)")
+            #expect(!failed.contains("TokenError"))
+        }
+    }
+
+    @Test("a kept Apple token names its client id; one kept bare (before client ids were kept) was issued to client_ids[0]")
+    func keptProviderTokens() {
+        let kept = KeptProviderToken(clientID: "com.example.web", token: "r.abc")
+        let read = KeptProviderToken(stored: kept.stored, orIssuedTo: "com.example.app")
+        #expect(read.clientID == "com.example.web" && read.token == "r.abc")
+        let bare = KeptProviderToken(stored: "r.0123.abc", orIssuedTo: "com.example.app")
+        #expect(bare.clientID == "com.example.app" && bare.token == "r.0123.abc")
     }
 }

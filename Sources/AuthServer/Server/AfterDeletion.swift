@@ -7,9 +7,12 @@ extension AuthServer {
     /// What follows a deletion without holding up the answer: Apple refresh tokens revoked at
     /// Apple, the `user_deleted` webhook told; both through the background queue (retried, logged).
     func afterDeletion(userID: String, app: AppRuntime, providerTokens: [(provider: String, token: String)]) {
-        if let apple = providers[app.config.id]?.apple {
-            for (provider, token) in providerTokens where provider == "oauth2-apple" {
-                background.add("apple token revocation", app: app.config.id) { try await apple.revoke(token: token) }
+        if let providers = providers[app.config.id], let apple = providers.apple {
+            for (provider, stored) in providerTokens where provider == "oauth2-apple" {
+                let kept = KeptProviderToken(stored: stored, orIssuedTo: providers.appleClientID)
+                background.add("apple token revocation", app: app.config.id) {
+                    try await apple.revoke(token: kept.token, clientID: kept.clientID)
+                }
             }
         }
         if let hook = app.config.userDeletedWebhook {
@@ -21,4 +24,31 @@ extension AuthServer {
             }
         }
     }
+}
+
+/// A provider token kept with an identity, with the client id it was issued to: Apple revokes a
+/// refresh token only for that client (with several `client_ids`, a bundle id and a web Services
+/// ID, no other choice is right). Stored as `{"client_id","token"}` inside the sealed value.
+struct KeptProviderToken: Sendable {
+    let clientID: String
+    let token: String
+
+    init(clientID: String, token: String) {
+        self.clientID = clientID
+        self.token = token
+    }
+
+    /// The stored form read back; a bare token (kept before client ids were) was issued to
+    /// `fallback`, the client every code was exchanged for then (`client_ids[0]`).
+    init(stored: String, orIssuedTo fallback: String) {
+        if stored.hasPrefix("{"), let o = try? JSONValue(parsing: stored).objectValue, let id = o["client_id"]?.stringValue,
+            let token = o["token"]?.stringValue
+        {
+            self.init(clientID: id, token: token)
+        } else {
+            self.init(clientID: fallback, token: stored)
+        }
+    }
+
+    var stored: String { JSONValue.object(["client_id": .string(clientID), "token": .string(token)]).jsonString }
 }

@@ -52,7 +52,7 @@ final class BackgroundQueue: Service, Sendable {
                     "background job failed",
                     metadata: [
                         "job": .string(job.name), "app": .string(job.app), "attempt": .stringConvertible(attempt),
-                        "error": .string(String(describing: type(of: error))),
+                        "error": .error(error),
                     ])
                 guard attempt < attempts, !Task.isShuttingDownGracefully else { break }
                 let wait = pause * (attempt * attempt)

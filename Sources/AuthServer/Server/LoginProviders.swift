@@ -18,7 +18,8 @@ struct LoginProviders: Sendable {
 
     /// What a login body proved.
     enum Credential: Sendable {
-        /// An identity to find or create the user of; with a provider token to keep (Apple's refresh token).
+        /// An identity to find or create the user of; with a provider token to keep (Apple's refresh
+        /// token, as ``KeptProviderToken/stored``).
         case identity(Identity, keep: String?)
         /// An existing user (an API key signs in as its owner).
         case user(String)
@@ -99,7 +100,8 @@ struct LoginProviders: Sendable {
                 let nonce = try body.optionalString("nonce", maxBytes: 512)
                 if let code = try body.optionalString("authCode") {
                     let result = try await apple.exchange(code: code, clientID: appleClientID, nonce: nonce)
-                    return .identity(named(result.identity, provider), keep: result.refreshToken)
+                    let keep = result.refreshToken.map { KeptProviderToken(clientID: appleClientID, token: $0).stored }
+                    return .identity(named(result.identity, provider), keep: keep)
                 }
                 return .identity(named(try await apple.verify(idToken: try body.string("id_token"), nonce: nonce), provider), keep: nil)
             case "custom-function":

@@ -86,7 +86,7 @@ struct RequestMiddleware: RouterMiddleware {
             message = ""
         }
         if mapping.status >= 500, mapping.name == "InternalServerError" {
-            server.logger.error("internal error", metadata: ["request_id": .string(context.requestID), "error": .string(String(describing: type(of: error)))])
+            server.logger.error("internal error", metadata: ["request_id": .string(context.requestID), "error": .error(error)])
             message = "internal server error (request id \(context.requestID))"
         }
         let body: JSONObject = [

@@ -28,7 +28,7 @@ struct Sweeper: Service {
                         ])
                 }
             } catch {
-                logger.warning("sweep failed", metadata: ["error": .string(String(describing: type(of: error)))])
+                logger.warning("sweep failed", metadata: ["error": .error(error)])
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
