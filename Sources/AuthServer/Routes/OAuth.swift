@@ -57,9 +57,6 @@ extension AuthServer {
             }
         }
     }
-
-    /// The session manager for what every app shares: the store, the key ring, the issuer.
-    var sharedSessions: SessionManager { apps.values.first!.sessions }
 }
 
 /// Where errors of the OAuth routes become RFC 6749 §5.2 responses.

@@ -25,6 +25,13 @@ public struct AuthServer: Sendable {
     public let apps: [String: AppRuntime]
     /// The keys of ``apps``: the audiences of the access tokens this server accepts.
     let appIDs: Set<String>
+    /// The session manager of what every app shares: the store, its key ring, the issuer (the
+    /// JWKS, access-token verification before the app is known, introspection, revocation, the
+    /// refresh-token lookup, the sweep). A deliberate choice, never whichever app a dictionary
+    /// lists first: the settings of the app whose id sorts first, with the largest `reuse_grace`
+    /// of any app, so that the sweep keeps a spent token's successor as long as any app's client
+    /// may still retry for it.
+    let sharedSessions: SessionManager
     /// The file of a master key this start created beside the SQLite store, if it did.
     public let createdMasterKeyFile: String?
     /// Each app's identity providers.
@@ -75,9 +82,15 @@ public struct AuthServer: Sendable {
                     throw TokenError(.invalidConfiguration, "apps.\(id).providers: \(e.message)")
                 }
             }
-            if let first = apps.values.first { _ = try await first.sessions.keyRing.activeKey() }
+            guard let firstID = apps.keys.min(), var shared = apps[firstID]?.sessions.configuration else {
+                throw TokenError(.invalidConfiguration, "apps: at least one app is needed")
+            }
+            shared.reuseGraceInterval = apps.values.map(\.sessions.configuration.reuseGraceInterval).max() ?? shared.reuseGraceInterval
+            let sharedSessions = SessionManager(store: store, configuration: shared)
+            _ = try await sharedSessions.keyRing.activeKey()
             return AuthServer(
-                config: config, store: store, apps: apps, appIDs: Set(apps.keys), createdMasterKeyFile: created, providers: providers,
+                config: config, store: store, apps: apps, appIDs: Set(apps.keys), sharedSessions: sharedSessions,
+                createdMasterKeyFile: created, providers: providers,
                 accounts: accounts, transport: transport, metrics: ServerMetrics(), logger: logger, background: BackgroundQueue(logger: logger),
                 inFlight: InFlightLimit(limit: config.maxInFlight))
         } catch {
@@ -117,8 +130,7 @@ public struct AuthServer: Sendable {
 
     /// Background work, stopped with the server.
     func backgroundServices() -> [any Service] {
-        guard let first = apps.values.first else { return [background] }
-        return [Sweeper(sessions: first.sessions, logger: logger), background]
+        [Sweeper(sessions: sharedSessions, logger: logger), background]
     }
 
     /// Runs until SIGTERM or SIGINT (in-flight requests get up to 10 s), then closes the store.

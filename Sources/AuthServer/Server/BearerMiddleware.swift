@@ -42,9 +42,8 @@ struct BearerMiddleware: RouterMiddleware {
     private func access(_ token: String) async throws -> AuthenticatedSession {
         // The apps share the store, its key ring and the issuer: one verifier accepts the tokens of
         // every app, and the *verified* `aud` names the app (nothing read from the token before that).
-        guard let any = server.apps.values.first else { throw TokenError(.invalidSession, "the server has no app") }
         let claims: AccessTokenClaims
-        do { claims = try await any.sessions.verifyAccessToken(token, audiences: server.appIDs, checkSession: false) } catch let e as TokenError where e.code.rejectsToken {
+        do { claims = try await server.sharedSessions.verifyAccessToken(token, audiences: server.appIDs, checkSession: false) } catch let e as TokenError where e.code.rejectsToken {
             throw TokenError(.invalidSession, "the access token is not valid: \(e.code.rawValue)")
         }
         guard let appID = claims.audience.first(where: { server.apps[$0] != nil }), let app = server.apps[appID] else {
@@ -61,7 +60,7 @@ struct BearerMiddleware: RouterMiddleware {
     private func refresh(_ token: String) async throws -> AuthenticatedSession {
         // A session's user exists while the session does (the store deletes a user's sessions with it,
         // and the schema's foreign key holds it), so the session's lookup is the whole check.
-        guard let first = server.apps.values.first, let session = try await first.sessions.session(ofRefreshToken: token),
+        guard let session = try await server.sharedSessions.session(ofRefreshToken: token),
             let app = server.apps[session.clientID]
         else {
             throw TokenError(.invalidSession, "the refresh token is not one this server issued")
