@@ -98,10 +98,13 @@ extension Identity {
         return labels.count >= 2 && labels.allSatisfy { !$0.isEmpty && !$0.hasPrefix("-") && !$0.hasSuffix("-") }
     }
 
-    /// The identity as the CLI's JSON: `provider, subject, email, email_verified, name, given_name,
+    /// The identity as the CLI's JSON: `provider, subject, issuer, email, email_verified, name, given_name,
     /// family_name, picture, locale, raw_claims`, absent fields left out.
     public var jsonObject: JSONObject {
         var o: JSONObject = ["provider": .string(provider), "subject": .string(subject)]
+        // A custom issuer's subjects are its own: (provider, issuer, subject) is the identity, so
+        // whoever reads this back (`token issue --identity-json`) must get the issuer too.
+        if let issuer { o["issuer"] = .string(issuer) }
         if let email { o["email"] = .string(email) }
         o["email_verified"] = .bool(emailVerified)
         if let name { o["name"] = .string(name) }

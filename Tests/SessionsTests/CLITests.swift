@@ -107,6 +107,37 @@ import Testing
         }
     }
 
+    /// The server's custom-token login keys an identity by (provider, issuer, sub); so does the CLI
+    /// path: `idp jwt --json` prints the issuer and `token issue --identity-json` keys by it.
+    @Test(arguments: StoreKind.available)
+    func identityFilesKeepTheirIssuer(kind: StoreKind) async throws {
+        try await Harness.withStore(kind) { t in
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("issuers-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let secret = "idp-jwt-secret-of-more-than-32-bytes"
+            try (secret + "\n").write(toFile: dir + "/secret", atomically: true, encoding: .utf8)
+            let now = Int64(Date().timeIntervalSince1970)
+            var users: [String] = []
+            for issuer in ["https://a.issuer.test", "https://b.issuer.test", "https://a.issuer.test"] {
+                let token = try JWTSigner(key: JWK(hmacSecret: Array(secret.utf8)), algorithm: .hs256)
+                    .sign(["iss": .string(issuer), "aud": "app", "sub": "4711", "iat": .int(now), "exp": .int(now + 600)])
+                let idp = try await Self.tokentool([
+                    "idp", "jwt", "--iss", "https://a.issuer.test", "--iss", "https://b.issuer.test", "--aud", "app",
+                    "--secret-file", dir + "/secret", "--json", token,
+                ])
+                #expect(idp.status == 0, "\(idp.stderr)")
+                #expect(try idp.json["identity"]?.objectValue?["issuer"] == .string(issuer))
+                try idp.stdout.write(toFile: dir + "/identity.json", atomically: true, encoding: .utf8)
+                let issued = try await Self.tokentool(["token", "issue", "--store", t.location, "--identity-json", dir + "/identity.json", "--json"])
+                #expect(issued.status == 0, "\(issued.stderr)")
+                users.append(try issued.json["user_id"]?.stringValue ?? "")
+            }
+            #expect(users[0] != users[1], "sub 4711 of two issuers is two users")
+            #expect(users[0] == users[2], "the same issuer's sub 4711 is one user")
+        }
+    }
+
     @Test func unreachableStoresExitTwo() async throws {
         let dir = "/nonexistent-\(UUID().uuidString)/tokentool.sqlite"
         let sqlite = try await Self.tokentool(["token", "issue", "--store", dir, "--sub", "a"])
