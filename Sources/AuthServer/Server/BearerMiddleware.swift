@@ -59,15 +59,18 @@ struct BearerMiddleware: RouterMiddleware {
 
     private func refresh(_ token: String) async throws -> AuthenticatedSession {
         // A session's user exists while the session does (the store deletes a user's sessions with it,
-        // and the schema's foreign key holds it), so the session's lookup is the whole check.
-        guard let session = try await server.sharedSessions.session(ofRefreshToken: token),
-            let app = server.apps[session.clientID]
-        else {
+        // and the schema's foreign key holds it), so the session's lookup is the whole check. Only
+        // the current token of a live session opens anything: a spent one is reuse (its session
+        // is revoked, as a refresh with it would be), whatever route it is shown to.
+        switch try await server.sharedSessions.bearer(refreshToken: token) {
+        case .live(let session) where server.apps[session.clientID] != nil:
+            return AuthenticatedSession(kind: .refresh, app: session.clientID, userID: session.userID, sessionID: session.id, refreshToken: token)
+        case .live, .unknown:
             throw TokenError(.invalidSession, "the refresh token is not one this server issued")
-        }
-        guard session.isLive(at: Int64(app.sessions.configuration.clock.now().timeIntervalSince1970.rounded(.down))) else {
+        case .ended:
             throw TokenError(.invalidSession, "the session of this refresh token has ended")
+        case .reused:
+            throw TokenError(.invalidSession, "the refresh token was replaced by a rotation: reuse, its session is now revoked")
         }
-        return AuthenticatedSession(kind: .refresh, app: session.clientID, userID: session.userID, sessionID: session.id, refreshToken: token)
     }
 }
