@@ -67,9 +67,11 @@ struct LiveServer: Sendable {
     /// Starts a server with `apps` (the config's `apps` JSON) and `extra` top-level members,
     /// runs `body`, then stops it and removes its folder.
     /// With `store`, the server opens that store (a SQLite path or a PostgreSQL URL) instead of a fresh one.
+    /// With `publicURLIsListener`, `public_url` is where the server listens (a free port picked
+    /// first), so a client may follow `location` as Realm clients do; else it is `http://auth.test`.
     static func with<T>(
         _ kind: StoreKind, apps: String = defaultApps, extra: String = "", store given: String? = nil,
-        files: [String: String] = [:], _ body: (LiveServer) async throws -> T
+        files: [String: String] = [:], publicURLIsListener: Bool = false, _ body: (LiveServer) async throws -> T
     ) async throws -> T {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tokentool-serve-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -84,14 +86,16 @@ struct LiveServer: Sendable {
         } else if let given {
             store = "\"store\": \"\(given)\","
         }
-        let text = #"{ "public_url": "http://auth.test", \#(store) \#(extra) "apps": \#(apps) }"#
+        let listenPort = publicURLIsListener ? try freePort() : 0
+        let publicURL = publicURLIsListener ? "http://127.0.0.1:\(listenPort)" : "http://auth.test"
+        let text = #"{ "public_url": "\#(publicURL)", \#(store) \#(extra) "apps": \#(apps) }"#
         try text.write(toFile: dir + "/server.json", atomically: true, encoding: .utf8)
         let config = try ServerConfig.load(path: dir + "/server.json", environment: [:])
         let logs = LogLines()
         let logger = Logger(label: "test") { _ in SecretCheckingLogHandler(lines: logs) }
         let server = try await AuthServer.open(config: config, logger: logger)
         let (stream, continuation) = AsyncStream<Int>.makeStream()
-        let app = server.makeApplication(host: "127.0.0.1", port: 0) { _, port in continuation.yield(port) }
+        let app = server.makeApplication(host: "127.0.0.1", port: listenPort) { _, port in continuation.yield(port) }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
         let running = Task { try await group.run() }
         var port = 0
@@ -109,6 +113,26 @@ struct LiveServer: Sendable {
             try? await server.close()
             throw error
         }
+    }
+}
+
+extension LiveServer {
+    /// A port free on 127.0.0.1 a moment ago: bound to port 0 and let go (the kernel hands the
+    /// next port-0 binds other ports, so it stays free for the server about to take it).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw HarnessError("bind() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
