@@ -43,7 +43,9 @@ struct BearerMiddleware: RouterMiddleware {
         // The apps share the store, its key ring and the issuer: one verifier accepts the tokens of
         // every app, and the *verified* `aud` names the app (nothing read from the token before that).
         let claims: AccessTokenClaims
-        do { claims = try await server.sharedSessions.verifyAccessToken(token, audiences: server.appIDs, checkSession: false) } catch let e as TokenError where e.code.rejectsToken {
+        do {
+            claims = try await server.sharedSessions.verifyAccessToken(token, audiences: server.appIDs, checkSession: false)
+        } catch let e as TokenError where e.code.rejectsToken {
             throw TokenError(.invalidSession, "the access token is not valid: \(e.code.rawValue)")
         }
         guard let appID = claims.audience.first(where: { server.apps[$0] != nil }), let app = server.apps[appID] else {
