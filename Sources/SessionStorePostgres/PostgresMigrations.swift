@@ -107,6 +107,7 @@ enum PostgresMigrations {
         accounts,
         renameFamiliesToSessions,
         throttleCount,
+        addApps,
     ]
 }
 
@@ -189,5 +190,23 @@ extension PostgresMigrations {
             END
             $$
             """
+        ])
+}
+
+extension PostgresMigrations {
+    /// Step 9: apps are separate: `users.app`, identities keyed by (app, provider, issuer,
+    /// subject), accounts by (app, email_key). Earlier rows get the empty app; how a server
+    /// adopts them is docs/stores.md "Apps" (`SessionManager.adoptLegacyUsers`).
+    static let addApps = SchemaMigration(
+        version: 9, name: "add_apps",
+        statements: [
+            "ALTER TABLE users ADD COLUMN app TEXT NOT NULL DEFAULT ''",
+            "CREATE INDEX users_app ON users(app)",
+            "ALTER TABLE identities ADD COLUMN app TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE identities DROP CONSTRAINT identities_pkey",
+            "ALTER TABLE identities ADD PRIMARY KEY (app, provider, issuer, subject)",
+            "ALTER TABLE accounts ADD COLUMN app TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE accounts DROP CONSTRAINT accounts_email_key_key",
+            "ALTER TABLE accounts ADD CONSTRAINT accounts_app_email_key UNIQUE (app, email_key)",
         ])
 }

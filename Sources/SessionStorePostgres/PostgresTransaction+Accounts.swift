@@ -8,24 +8,25 @@ extension PostgresTransaction {
     }
 
     private static func account(_ r: PostgresRow) throws -> AccountRecord {
-        let (userID, email, key, hash, confirmed, created) = try r.decode((String, String, String, String, Int64?, Int64).self)
-        return AccountRecord(userID: userID, email: email, emailKey: key, passwordHash: hash, confirmedAt: confirmed, createdAt: created)
+        let (userID, email, key, hash, confirmed, created, app) = try r.decode((String, String, String, String, Int64?, Int64, String).self)
+        return AccountRecord(userID: userID, email: email, emailKey: key, passwordHash: hash, confirmedAt: confirmed, createdAt: created, app: app)
     }
 
     func insertAccount(_ a: AccountRecord) async throws -> Bool {
         try await !run(
             """
-            INSERT INTO accounts (user_id, email, email_key, password_hash, confirmed_at, created_at)
-            VALUES (\(a.userID), \(a.email), \(a.emailKey), \(a.passwordHash), \(a.confirmedAt), \(a.createdAt))
+            INSERT INTO accounts (user_id, email, email_key, password_hash, confirmed_at, created_at, app)
+            VALUES (\(a.userID), \(a.email), \(a.emailKey), \(a.passwordHash), \(a.confirmedAt), \(a.createdAt), \(a.app))
             ON CONFLICT DO NOTHING RETURNING user_id
             """
         ).isEmpty
     }
 
-    func account(emailKey: String) async throws -> AccountRecord? {
+    func account(app: String, emailKey: String) async throws -> AccountRecord? {
         try await run(
             """
-            SELECT user_id, email, email_key, password_hash, confirmed_at, created_at FROM accounts WHERE email_key = \(emailKey)
+            SELECT user_id, email, email_key, password_hash, confirmed_at, created_at, app FROM accounts
+            WHERE app = \(app) AND email_key = \(emailKey)
             """
         ).first.map(Self.account)
     }
@@ -33,7 +34,7 @@ extension PostgresTransaction {
     func account(userID: String) async throws -> AccountRecord? {
         try await run(
             """
-            SELECT user_id, email, email_key, password_hash, confirmed_at, created_at FROM accounts WHERE user_id = \(userID)
+            SELECT user_id, email, email_key, password_hash, confirmed_at, created_at, app FROM accounts WHERE user_id = \(userID)
             """
         ).first.map(Self.account)
     }

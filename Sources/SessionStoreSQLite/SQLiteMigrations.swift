@@ -124,6 +124,7 @@ enum SQLiteMigrations {
         renameFamiliesToSessions,
         // Step 8: PostgreSQL's one-statement throttle count; SQLite's transactions are serial, it has nothing to add.
         SchemaMigration(version: 8, name: "add_throttle_count", statements: []),
+        addApps,
     ]
 }
 
@@ -177,5 +178,59 @@ extension SQLiteMigrations {
             "CREATE INDEX sessions_user ON sessions(user_id)",
             "DROP INDEX refresh_tokens_family",
             "CREATE INDEX refresh_tokens_session ON refresh_tokens(session_id)",
+        ])
+}
+
+extension SQLiteMigrations {
+    /// Step 9: apps are separate. A user belongs to one app (`users.app`); identities are keyed
+    /// by (app, provider, issuer, subject) and accounts by (app, email_key), so SQLite rebuilds
+    /// both tables. Rows written before this step get the empty app, the one a library or the
+    /// CLI uses, so they keep working there; a server adopts them at start
+    /// (`SessionManager.adoptLegacyUsers`, docs/security.md): a user whose most recently used
+    /// session names one of its apps joins that app, and with exactly one app every other one
+    /// joins it too. API keys, account tokens and sessions belong to their user's app.
+    static let addApps = SchemaMigration(
+        version: 9, name: "add_apps",
+        statements: [
+            "ALTER TABLE users ADD COLUMN app TEXT NOT NULL DEFAULT ''",
+            "CREATE INDEX users_app ON users(app)",
+            """
+            CREATE TABLE identities_v9 (
+                app TEXT NOT NULL DEFAULT '',
+                provider TEXT NOT NULL,
+                issuer TEXT NOT NULL DEFAULT '',
+                subject TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                email TEXT,
+                email_verified INTEGER NOT NULL DEFAULT 0,
+                profile TEXT,
+                created_at INTEGER NOT NULL,
+                sealed_provider_token TEXT,
+                PRIMARY KEY (app, provider, issuer, subject))
+            """,
+            """
+            INSERT INTO identities_v9 (app, provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token)
+            SELECT '', provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token FROM identities
+            """,
+            "DROP TABLE identities",
+            "ALTER TABLE identities_v9 RENAME TO identities",
+            "CREATE INDEX identities_user ON identities(user_id)",
+            """
+            CREATE TABLE accounts_v9 (
+                app TEXT NOT NULL DEFAULT '',
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                email TEXT NOT NULL,
+                email_key TEXT NOT NULL,
+                password_hash TEXT NOT NULL,
+                confirmed_at INTEGER,
+                created_at INTEGER NOT NULL,
+                UNIQUE (app, email_key))
+            """,
+            """
+            INSERT INTO accounts_v9 (app, user_id, email, email_key, password_hash, confirmed_at, created_at)
+            SELECT '', user_id, email, email_key, password_hash, confirmed_at, created_at FROM accounts
+            """,
+            "DROP TABLE accounts",
+            "ALTER TABLE accounts_v9 RENAME TO accounts",
         ])
 }

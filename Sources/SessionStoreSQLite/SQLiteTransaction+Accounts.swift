@@ -4,24 +4,27 @@ import Sessions
 /// Accounts, their tokens and throttle events in SQLite. `BEGIN IMMEDIATE` holds the database's
 /// write lock for the whole transaction, so a count and the insert after it are never interleaved.
 extension SQLiteTransaction {
-    private static let accountColumns = "user_id, email, email_key, password_hash, confirmed_at, created_at"
+    private static let accountColumns = "user_id, email, email_key, password_hash, confirmed_at, created_at, app"
 
     private static func account(_ r: SQLiteRow) -> AccountRecord {
         AccountRecord(
             userID: r.string("user_id"), email: r.string("email"), emailKey: r.string("email_key"),
-            passwordHash: r.string("password_hash"), confirmedAt: r.optInt("confirmed_at"), createdAt: r.int("created_at"))
+            passwordHash: r.string("password_hash"), confirmedAt: r.optInt("confirmed_at"), createdAt: r.int("created_at"),
+            app: r.string("app"))
     }
 
     func insertAccount(_ a: AccountRecord) async throws -> Bool {
         try await !store.rows(
             """
-            INSERT INTO accounts (\(Self.accountColumns)) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING user_id
-            """, [.text(a.userID), .text(a.email), .text(a.emailKey), .text(a.passwordHash), .opt(a.confirmedAt), .int(a.createdAt)]
+            INSERT INTO accounts (\(Self.accountColumns)) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING user_id
+            """,
+            [.text(a.userID), .text(a.email), .text(a.emailKey), .text(a.passwordHash), .opt(a.confirmedAt), .int(a.createdAt), .text(a.app)]
         ).isEmpty
     }
 
-    func account(emailKey: String) async throws -> AccountRecord? {
-        try await store.rows("SELECT \(Self.accountColumns) FROM accounts WHERE email_key = ?", [.text(emailKey)]).first.map(Self.account)
+    func account(app: String, emailKey: String) async throws -> AccountRecord? {
+        try await store.rows("SELECT \(Self.accountColumns) FROM accounts WHERE app = ? AND email_key = ?", [.text(app), .text(emailKey)]).first.map(
+            Self.account)
     }
 
     func account(userID: String) async throws -> AccountRecord? {

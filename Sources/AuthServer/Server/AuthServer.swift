@@ -63,6 +63,7 @@ public struct AuthServer: Sendable {
             let hasher = try PasswordHasher()  // one for the server: its bound holds across apps
             for (id, app) in config.apps {
                 var s = SessionConfiguration(issuer: config.publicURL, audience: id, defaultClientID: id)
+                s.app = id
                 s.accessTokenLifetime = app.accessTokenTTL
                 s.refreshAbsoluteLifetime = app.refreshTokenTTL
                 s.refreshIdleLifetime = app.refreshTokenTTL
@@ -76,6 +77,9 @@ public struct AuthServer: Sendable {
                 }
             }
             if let first = apps.values.first { _ = try await first.sessions.keyRing.activeKey() }
+            // Users written before apps were separate join their app (docs/security.md).
+            let adopted = try await SessionManager.adoptLegacyUsers(store: store, apps: Array(apps.keys), at: Int64(Date().timeIntervalSince1970))
+            if adopted > 0 { logger.notice("users of earlier releases joined their app", metadata: ["users": .stringConvertible(adopted)]) }
             return AuthServer(
                 config: config, store: store, apps: apps, appIDs: Set(apps.keys), createdMasterKeyFile: created, providers: providers,
                 accounts: accounts, transport: transport, metrics: ServerMetrics(), logger: logger, background: BackgroundQueue(logger: logger),

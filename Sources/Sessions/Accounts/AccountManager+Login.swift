@@ -27,7 +27,8 @@ extension AccountManager {
         if let failureLimit, case .refused(let after) = try await throttle.check(throttleKey, limit: failureLimit) {
             return .throttled(retryAfter: after)
         }
-        let account = try await sessions.store.transaction { tx in try await tx.account(emailKey: key) }
+        let app = sessions.configuration.app
+        let account = try await sessions.store.transaction { tx in try await tx.account(app: app, emailKey: key) }
         let stored = account.flatMap { try? PasswordHash(parsing: $0.passwordHash) }
         let ok = if let stored { try await hasher.verify(password, against: stored) } else { try await hasher.verifyDummy(password) }
         guard ok, let account, let stored else {
@@ -61,8 +62,12 @@ extension AccountManager {
         guard (1...128).contains(token.utf8.count), (1...128).contains(tokenID.utf8.count) else { return .invalid }
         let hash = AccountToken.hash(token)
         let now = sessions.configuration.now
-        guard let record = try await sessions.store.transaction({ tx in try await tx.accountToken(hash: hash) }),
-            record.purpose == purpose, ConstantTime.equals(Array(record.tokenID.utf8), Array(tokenID.utf8))
+        let app = sessions.configuration.app
+        let found = try await sessions.store.transaction { tx -> AccountTokenRecord? in
+            guard let record = try await tx.accountToken(hash: hash), try await tx.account(userID: record.userID)?.app == app else { return nil }
+            return record
+        }
+        guard let record = found, record.purpose == purpose, ConstantTime.equals(Array(record.tokenID.utf8), Array(tokenID.utf8))
         else { return .invalid }
         if record.usedAt != nil { return .used }
         return record.expiresAt <= now ? .expired : .invalid

@@ -49,6 +49,7 @@ public struct AccountManager: Sendable {
         let hash = try await hasher.hash(password).encoded
         let key = PasswordRule.emailKey(email)
         let now = sessions.configuration.now
+        let app = sessions.configuration.app
         let autoConfirm = policy.autoConfirm
         let issued =
             autoConfirm
@@ -60,16 +61,16 @@ public struct AccountManager: Sendable {
             let userID = try SessionManager.newUserID()
             do {
                 return try await sessions.store.transaction { tx in
-                    if let existing = try await tx.account(emailKey: key) { return .taken(email: existing.email) }
-                    try await tx.insertUser(UserRecord(id: userID, createdAt: now))
+                    if let existing = try await tx.account(app: app, emailKey: key) { return .taken(email: existing.email) }
+                    try await tx.insertUser(UserRecord(id: userID, createdAt: now, app: app))
                     let identity = IdentityRecord(
                         provider: policy.provider, subject: email, userID: userID, email: email,
-                        emailVerified: autoConfirm, createdAt: now)
+                        emailVerified: autoConfirm, createdAt: now, app: app)
                     guard try await tx.insertIdentity(identity),
                         try await tx.insertAccount(
                             AccountRecord(
                                 userID: userID, email: email, emailKey: key, passwordHash: hash,
-                                confirmedAt: autoConfirm ? now : nil, createdAt: now))
+                                confirmedAt: autoConfirm ? now : nil, createdAt: now, app: app))
                     else { throw AccountRaceLost() }
                     guard var token = issued else { return .created(userID: userID, confirmation: nil) }
                     token.userID = userID
@@ -102,8 +103,9 @@ public struct AccountManager: Sendable {
     @discardableResult
     public func confirm(token: String, tokenID: String) async throws -> String {
         let now = sessions.configuration.now
+        let app = sessions.configuration.app
         return try await sessions.store.transaction { tx in
-            let record = try await Self.spend(tx, .confirm, token: token, tokenID: tokenID, now: now)
+            let record = try await Self.spend(tx, .confirm, token: token, tokenID: tokenID, now: now, app: app)
             _ = try await tx.confirmAccount(userID: record.userID, at: now)
             return record.userID
         }
@@ -123,8 +125,9 @@ public struct AccountManager: Sendable {
     /// ``resetPassword(token:tokenID:newPassword:)`` with the new password already hashed.
     func resetPassword(token: String, tokenID: String, hash: String) async throws -> AccountRecord {
         let now = sessions.configuration.now
+        let app = sessions.configuration.app
         return try await sessions.store.transaction { tx in
-            let record = try await Self.spend(tx, .reset, token: token, tokenID: tokenID, now: now)
+            let record = try await Self.spend(tx, .reset, token: token, tokenID: tokenID, now: now, app: app)
             return try await Self.setPassword(tx, userID: record.userID, hash: hash, now: now)
         }
     }
@@ -133,7 +136,8 @@ public struct AccountManager: Sendable {
     public func account(email: String) async throws -> AccountRecord? {
         guard email.utf8.count <= PasswordRule.maxEmailBytes else { return nil }
         let key = PasswordRule.emailKey(email)
-        return try await sessions.store.transaction { tx in try await tx.account(emailKey: key) }
+        let app = sessions.configuration.app
+        return try await sessions.store.transaction { tx in try await tx.account(app: app, emailKey: key) }
     }
 
     // MARK: - internals
@@ -146,8 +150,9 @@ public struct AccountManager: Sendable {
         let key = PasswordRule.emailKey(email)
         let now = sessions.configuration.now
         let made = try AccountToken.make(purpose: purpose, email: email, now: now, lifetime: lifetime)
+        let app = sessions.configuration.app
         return try await sessions.store.transaction { tx in
-            guard let account = try await tx.account(emailKey: key), eligible(account) else { return nil }
+            guard let account = try await tx.account(app: app, emailKey: key), eligible(account) else { return nil }
             var token = made
             token.userID = account.userID
             token.email = account.email
@@ -156,14 +161,18 @@ public struct AccountManager: Sendable {
         }
     }
 
+    /// Spends a token of `app`'s accounts. A token of another app's account is invalid here, and
+    /// the transaction's roll-back leaves it unspent.
     static func spend(
         _ tx: any SessionStoreTransaction, _ purpose: AccountTokenRecord.Purpose, token: String, tokenID: String,
-        now: Int64
+        now: Int64, app: String
     ) async throws -> AccountTokenRecord {
         let invalid = TokenError(.userpassTokenInvalid, "the link is invalid, already used or expired")
         guard (1...128).contains(token.utf8.count), (1...128).contains(tokenID.utf8.count) else { throw invalid }
         let hash = AccountToken.hash(token)
-        guard let record = try await tx.spendAccountToken(hash: hash, tokenID: tokenID, purpose: purpose, at: now) else { throw invalid }
+        guard let record = try await tx.spendAccountToken(hash: hash, tokenID: tokenID, purpose: purpose, at: now),
+            try await tx.account(userID: record.userID)?.app == app
+        else { throw invalid }
         return record
     }
 

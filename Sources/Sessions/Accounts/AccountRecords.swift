@@ -1,7 +1,9 @@
 /// Rows of the email/password accounts, as the stores keep them (times in Unix seconds).
 
-/// The email/password account of a user: at most one per user, one per normalised email.
+/// The email/password account of a user: at most one per user, one per normalised email and app.
 public struct AccountRecord: Sendable, Hashable {
+    /// The app the account was registered in.
+    public var app: String
     public var userID: String
     /// The email as the user typed it at registration.
     public var email: String
@@ -13,7 +15,10 @@ public struct AccountRecord: Sendable, Hashable {
     public var confirmedAt: Int64?
     public var createdAt: Int64
 
-    public init(userID: String, email: String, emailKey: String, passwordHash: String, confirmedAt: Int64? = nil, createdAt: Int64) {
+    public init(
+        userID: String, email: String, emailKey: String, passwordHash: String, confirmedAt: Int64? = nil, createdAt: Int64, app: String = ""
+    ) {
+        self.app = app
         self.userID = userID
         self.email = email
         self.emailKey = emailKey

@@ -14,7 +14,7 @@ extension SessionManager {
             id: try RandomID.make(), userID: userID, name: name, hash: RefreshToken.hash(key), disabled: false,
             createdAt: configuration.now)
         try await store.transaction { tx in
-            guard try await tx.user(id: userID) != nil else { throw TokenError(.userNotFound, "no user has that id") }
+            guard try await tx.user(id: userID)?.app == configuration.app else { throw TokenError(.userNotFound, "no user has that id") }
             guard try await tx.apiKeys(userID: userID).count < Self.maxAPIKeysPerUser else {
                 throw TokenError(.invalidInput, "a user may have at most \(Self.maxAPIKeysPerUser) API keys")
             }
@@ -46,14 +46,19 @@ extension SessionManager {
         guard found else { throw TokenError(.apiKeyNotFound, "the user has no API key with that id") }
     }
 
-    /// The owner of an enabled API key (a key login signs in as its owner).
-    /// - Throws: `invalid_api_key` for an unknown, disabled or deleted key; `store_unavailable`.
+    /// The owner of an enabled API key (a key login signs in as its owner). A key belongs to its
+    /// user's app: another app's key is unknown here.
+    /// - Throws: `invalid_api_key` for an unknown, disabled or deleted key, or another app's;
+    ///   `store_unavailable`.
     public func userID(forAPIKey key: String) async throws -> String {
         guard RefreshToken.looksLikeRefreshToken(key) else { throw TokenError(.invalidAPIKey, "not an API key") }
         let hash = RefreshToken.hash(key)
-        guard let record = try await store.transaction({ tx in try await tx.apiKey(hash: hash) }), !record.disabled else {
-            throw TokenError(.invalidAPIKey, "the API key is unknown or disabled")
+        let app = configuration.app
+        let record = try await store.read { tx -> APIKeyRecord? in
+            guard let record = try await tx.apiKey(hash: hash), !record.disabled, try await tx.user(id: record.userID)?.app == app else { return nil }
+            return record
         }
+        guard let record else { throw TokenError(.invalidAPIKey, "the API key is unknown or disabled") }
         return record.userID
     }
 }

@@ -30,6 +30,7 @@ public enum SessionSchema {
         "add_accounts",  // 6: accounts, account_tokens, throttle_events
         "rename_families_to_sessions",  // 7: table families → sessions, refresh_tokens.family_id → session_id, their indexes
         "add_throttle_count",  // 8: PostgreSQL: the function counting a throttle event in one statement (SQLite: nothing)
+        "add_apps",  // 9: users.app; identities keyed by (app, provider, issuer, subject), accounts by (app, email_key)
     ]
 
     /// The newest schema version this code knows.

@@ -4,22 +4,30 @@
 /// decides what they mean. Nothing here is a secret: refresh tokens appear only as SHA-256
 /// hashes, and a successor token only sealed under a key derived from its predecessor.
 
-/// A user: an id, and when it was disabled. Applications keep their own profile data elsewhere.
+/// A user: an id, the app it belongs to, and when it was disabled. Applications keep their own
+/// profile data elsewhere.
 public struct UserRecord: Sendable, Hashable {
     public var id: String
     public var createdAt: Int64
     /// When the user was disabled (no sign-in, no refresh); `nil` while enabled.
     public var disabledAt: Int64?
+    /// The app the user signed up in (``SessionConfiguration/app``): its identities, account, API
+    /// keys, tokens and sessions are that app's alone. Empty for a library's single space of
+    /// users, and for rows written before schema step 9 until a server adopts them.
+    public var app: String
 
-    public init(id: String, createdAt: Int64, disabledAt: Int64? = nil) {
+    public init(id: String, createdAt: Int64, disabledAt: Int64? = nil, app: String = "") {
         self.id = id
         self.createdAt = createdAt
         self.disabledAt = disabledAt
+        self.app = app
     }
 }
 
-/// One identity (provider, issuer, subject) of a user, unique across users.
+/// One identity (app, provider, issuer, subject) of a user, unique across users.
 public struct IdentityRecord: Sendable, Hashable {
+    /// The app of the identity's user: the same provider subject in two apps is two identities.
+    public var app: String
     public var provider: String
     /// A custom provider's verified issuer; empty for the built-in providers.
     public var issuer: String
@@ -36,8 +44,9 @@ public struct IdentityRecord: Sendable, Hashable {
 
     public init(
         provider: String, issuer: String = "", subject: String, userID: String, email: String? = nil, emailVerified: Bool = false,
-        profileJSON: String? = nil, createdAt: Int64, sealedProviderToken: String? = nil
+        profileJSON: String? = nil, createdAt: Int64, sealedProviderToken: String? = nil, app: String = ""
     ) {
+        self.app = app
         self.provider = provider
         self.issuer = issuer
         self.subject = subject

@@ -3,7 +3,7 @@ import JOSE
 extension SessionManager {
     /// Issues a token pair in a new session (one sign-in on one device) for an existing user.
     /// - Parameter device: the client's device details as JSON, kept with the session (at most 4 KiB).
-    /// - Throws: `user_not_found`, `user_disabled`, `invalid_input` (a client id that is empty, too long or
+    /// - Throws: `user_not_found` (also for a user of another app), `user_disabled`, `invalid_input` (a client id that is empty, too long or
     ///   holds control characters; device details over 4 KiB), `invalid_configuration`, `store_unavailable`.
     public func issueTokens(userID: String, clientID: String? = nil, device: String? = nil) async throws -> TokenPair {
         try configuration.validate()
@@ -24,7 +24,9 @@ extension SessionManager {
             lastUsedAt: now, device: device)
         let keyRing = self.keyRing
         try await store.transaction { tx in
-            guard let user = try await tx.user(id: userID) else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
+            guard let user = try await tx.user(id: userID), user.app == configuration.app else {
+                throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"")
+            }
             guard user.disabledAt == nil else { throw TokenError(.userDisabled, "the user is disabled") }
             try await keyRing.recordUse(of: key, in: tx)
             try await tx.insertSession(session)
