@@ -108,6 +108,7 @@ enum PostgresMigrations {
         renameFamiliesToSessions,
         throttleCount,
         addApps,
+        accountsBeforeUsers,
     ]
 }
 
@@ -208,5 +209,25 @@ extension PostgresMigrations {
             "ALTER TABLE accounts ADD COLUMN app TEXT NOT NULL DEFAULT ''",
             "ALTER TABLE accounts DROP CONSTRAINT accounts_email_key_key",
             "ALTER TABLE accounts ADD CONSTRAINT accounts_app_email_key UNIQUE (app, email_key)",
+        ])
+}
+
+extension PostgresMigrations {
+    /// Step 10: an account exists before its user: accounts get an id (an existing account's is
+    /// its user's id) and a nullable, unique `user_id`; tokens name the account.
+    static let accountsBeforeUsers = SchemaMigration(
+        version: 10, name: "add_account_ids",
+        statements: [
+            "ALTER TABLE accounts ADD COLUMN id TEXT",
+            "UPDATE accounts SET id = user_id",
+            "ALTER TABLE accounts ALTER COLUMN id SET NOT NULL",
+            "ALTER TABLE accounts DROP CONSTRAINT accounts_pkey",
+            "ALTER TABLE accounts ADD PRIMARY KEY (id)",
+            "ALTER TABLE accounts ALTER COLUMN user_id DROP NOT NULL",
+            "ALTER TABLE accounts ADD CONSTRAINT accounts_user_id_key UNIQUE (user_id)",
+            "ALTER TABLE account_tokens DROP CONSTRAINT account_tokens_user_id_fkey",
+            "ALTER TABLE account_tokens RENAME COLUMN user_id TO account_id",
+            "ALTER TABLE account_tokens ADD CONSTRAINT account_tokens_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE",
+            "ALTER INDEX account_tokens_user RENAME TO account_tokens_account",
         ])
 }

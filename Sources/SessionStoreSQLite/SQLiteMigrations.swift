@@ -125,6 +125,7 @@ enum SQLiteMigrations {
         // Step 8: PostgreSQL's one-statement throttle count; SQLite's transactions are serial, it has nothing to add.
         SchemaMigration(version: 8, name: "add_throttle_count", statements: []),
         addApps,
+        accountsBeforeUsers,
     ]
 }
 
@@ -232,5 +233,51 @@ extension SQLiteMigrations {
             """,
             "DROP TABLE accounts",
             "ALTER TABLE accounts_v9 RENAME TO accounts",
+        ])
+}
+
+extension SQLiteMigrations {
+    /// Step 10: an account exists before its user (registration makes the account; the first
+    /// login makes the user, or a link joins the account to an existing user). Accounts get an
+    /// id (an existing account's is its user's id) and a nullable, unique `user_id`; tokens name
+    /// the account. Both tables are rebuilt; every row is kept.
+    static let accountsBeforeUsers = SchemaMigration(
+        version: 10, name: "add_account_ids",
+        statements: [
+            """
+            CREATE TABLE accounts_v10 (
+                id TEXT PRIMARY KEY,
+                app TEXT NOT NULL DEFAULT '',
+                user_id TEXT UNIQUE REFERENCES users(id) ON DELETE CASCADE,
+                email TEXT NOT NULL,
+                email_key TEXT NOT NULL,
+                password_hash TEXT NOT NULL,
+                confirmed_at INTEGER,
+                created_at INTEGER NOT NULL,
+                UNIQUE (app, email_key))
+            """,
+            """
+            INSERT INTO accounts_v10 (id, app, user_id, email, email_key, password_hash, confirmed_at, created_at)
+            SELECT user_id, app, user_id, email, email_key, password_hash, confirmed_at, created_at FROM accounts
+            """,
+            "DROP TABLE accounts",
+            "ALTER TABLE accounts_v10 RENAME TO accounts",
+            """
+            CREATE TABLE account_tokens_v10 (
+                hash TEXT PRIMARY KEY,
+                token_id TEXT NOT NULL,
+                account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                purpose TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                used_at INTEGER)
+            """,
+            """
+            INSERT INTO account_tokens_v10 (hash, token_id, account_id, purpose, created_at, expires_at, used_at)
+            SELECT hash, token_id, user_id, purpose, created_at, expires_at, used_at FROM account_tokens
+            """,
+            "DROP TABLE account_tokens",
+            "ALTER TABLE account_tokens_v10 RENAME TO account_tokens",
+            "CREATE INDEX account_tokens_account ON account_tokens(account_id)",
         ])
 }

@@ -17,18 +17,22 @@ extension AuthServer {
             if provider == "anon-user" {
                 try await self.throttle("anon_addr:" + (context.clientAddress ?? ""), self.config.limits.anonymousPerAddress, context)
             }
+            let link = request.uri.queryParameters.get("link") == "true"
+            if link, context.session == nil { throw TokenError(.invalidSession, "linking needs an access token") }
+            // An email/password account is joined to the bearer's user by its login itself.
             let credential: LoginProviders.Credential =
                 provider == "local-userpass"
-                ? .user(try await self.userpassLogin(body, context))
+                ? .user(try await self.userpassLogin(body, context, linkingTo: link ? context.session?.userID : nil))
                 : try await providers.credential(provider, body: body, sessions: app.sessions)
 
-            if request.uri.queryParameters.get("link") == "true" {
-                guard let session = context.session else { throw TokenError(.invalidSession, "linking needs an access token") }
-                guard case .identity(let identity, let keep) = credential else {
-                    throw TokenError(.invalidParameter, "an \(provider) credential cannot be linked")
+            if link, let session = context.session {
+                switch credential {
+                case .identity(let identity, let keep):
+                    try await app.sessions.link(identity, to: session.userID)
+                    if let keep { try await app.sessions.keepProviderToken(keep, provider: identity.provider, subject: identity.subject) }
+                case .user where provider == "local-userpass": break
+                case .user: throw TokenError(.invalidParameter, "an \(provider) credential cannot be linked")
                 }
-                try await app.sessions.link(identity, to: session.userID)
-                if let keep { try await app.sessions.keepProviderToken(keep, provider: identity.provider, subject: identity.subject) }
                 let access = try await app.sessions.accessToken(forSession: session.sessionID, userID: session.userID)
                 return JSONResponse.ok(
                     ["access_token": .string(access), "user_id": .string(session.userID), "device_id": .string(device.id)],

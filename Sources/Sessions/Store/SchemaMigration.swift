@@ -31,6 +31,7 @@ public enum SessionSchema {
         "rename_families_to_sessions",  // 7: table families → sessions, refresh_tokens.family_id → session_id, their indexes
         "add_throttle_count",  // 8: PostgreSQL: the function counting a throttle event in one statement (SQLite: nothing)
         "add_apps",  // 9: users.app; identities keyed by (app, provider, issuer, subject), accounts by (app, email_key)
+        "add_account_ids",  // 10: accounts.id (an account before its user), nullable unique accounts.user_id; account_tokens.account_id
     ]
 
     /// The newest schema version this code knows.

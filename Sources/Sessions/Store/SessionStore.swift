@@ -139,12 +139,17 @@ public protocol SessionStoreTransaction: Sendable {
     /// - Returns: `false` when the email is taken in that app.
     func insertAccount(_ account: AccountRecord) async throws -> Bool
     func account(app: String, emailKey: String) async throws -> AccountRecord?
+    /// The account joined to a user, if any.
     func account(userID: String) async throws -> AccountRecord?
+    /// Reads an account by id; with `forUpdate`, locks it until the transaction ends (where the store has row locks).
+    func account(id: String, forUpdate: Bool) async throws -> AccountRecord?
+    /// Joins an account to a user unless it already has one. - Returns: `true` when this call joined it.
+    func setAccountUser(id: String, userID: String) async throws -> Bool
     /// Replaces the password hash; with `expected`, only if the stored hash is still that one.
     /// - Returns: `true` when a row changed.
-    func updatePasswordHash(userID: String, hash: String, expected: String?) async throws -> Bool
+    func updatePasswordHash(accountID: String, hash: String, expected: String?) async throws -> Bool
     /// Sets `confirmed_at` unless already set. - Returns: `true` when this call confirmed it.
-    func confirmAccount(userID: String, at time: Int64) async throws -> Bool
+    func confirmAccount(id: String, at time: Int64) async throws -> Bool
     func insertAccountToken(_ token: AccountTokenRecord) async throws
     func accountToken(hash: String) async throws -> AccountTokenRecord?
     /// Marks the token used: `UPDATE … SET used_at = at WHERE hash = $hash AND token_id = $id
