@@ -109,6 +109,7 @@ enum PostgresMigrations {
         throttleCount,
         addApps,
         accountsBeforeUsers,
+        apiKeyObjectIDs,
     ]
 }
 
@@ -229,5 +230,20 @@ extension PostgresMigrations {
             "ALTER TABLE account_tokens RENAME COLUMN user_id TO account_id",
             "ALTER TABLE account_tokens ADD CONSTRAINT account_tokens_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE",
             "ALTER INDEX account_tokens_user RENAME TO account_tokens_account",
+        ])
+}
+
+extension PostgresMigrations {
+    /// Step 11: API key ids are BSON ObjectIds; an existing key gets its creation time's four
+    /// bytes and eight random ones. Sessions remember the API key that opened them.
+    static let apiKeyObjectIDs = SchemaMigration(
+        version: 11, name: "add_api_key_object_ids",
+        statements: [
+            """
+            UPDATE api_keys SET id = lpad(to_hex(created_at & 4294967295), 8, '0') || substr(md5(random()::text || id), 1, 16)
+            WHERE id !~ '^[0-9a-f]{24}$'
+            """,
+            "ALTER TABLE sessions ADD COLUMN api_key_id TEXT",
+            "CREATE INDEX sessions_api_key ON sessions(api_key_id)",
         ])
 }

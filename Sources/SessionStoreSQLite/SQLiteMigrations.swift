@@ -126,6 +126,7 @@ enum SQLiteMigrations {
         SchemaMigration(version: 8, name: "add_throttle_count", statements: []),
         addApps,
         accountsBeforeUsers,
+        apiKeyObjectIDs,
     ]
 }
 
@@ -279,5 +280,22 @@ extension SQLiteMigrations {
             "DROP TABLE account_tokens",
             "ALTER TABLE account_tokens_v10 RENAME TO account_tokens",
             "CREATE INDEX account_tokens_account ON account_tokens(account_id)",
+        ])
+}
+
+extension SQLiteMigrations {
+    /// Step 11: API key ids are BSON ObjectIds (24 lower-case hex digits), as the Realm SDKs parse
+    /// them. An existing key gets one: its creation time's four bytes, then eight random bytes (the
+    /// spec's five random bytes and three-byte counter); its hash, and so the key, are unchanged.
+    /// Sessions remember the API key that opened them (`api_key_id`), to end with it.
+    static let apiKeyObjectIDs = SchemaMigration(
+        version: 11, name: "add_api_key_object_ids",
+        statements: [
+            """
+            UPDATE api_keys SET id = printf('%08x', created_at & 4294967295) || lower(hex(randomblob(8)))
+            WHERE length(id) <> 24 OR id GLOB '*[^0-9a-f]*'
+            """,
+            "ALTER TABLE sessions ADD COLUMN api_key_id TEXT",
+            "CREATE INDEX sessions_api_key ON sessions(api_key_id)",
         ])
 }

@@ -87,6 +87,10 @@ struct StoreUpgradeTests {
                 #expect(byKey.status == 200 && byKey["user_id"] == "u1", "\(byKey.body)")
                 let keys = try await s.call(.GET, LiveServer.base + "/auth/api_keys", bearer: token)
                 #expect(keys.status == 200 && keys.body.contains(#""name":"ci""#), "\(keys.body)")
+                // The key's id became an ObjectId (its creation time, then random bytes); the path takes it.
+                let keyID = try #require(keys.json?.arrayValue?.first?.objectValue?["_id"]?.stringValue)
+                #expect(keyID.count == 24 && keyID.hasPrefix("00000064") && ObjectID(hex: keyID) != nil, "\(keyID)")
+                #expect(try await s.call(.GET, LiveServer.base + "/auth/api_keys/" + keyID, bearer: token)["name"] == "ci")
                 let profile = try await s.call(.GET, LiveServer.base + "/auth/profile", bearer: password["access_token"])
                 #expect(profile.status == 200 && profile["user_id"] == "u1")
                 let sessions = try #require(s.server.apps["myapp"]).sessions

@@ -11,7 +11,7 @@ extension SessionManager {
         guard Self.isStorableID(name, maxBytes: 128) else { throw TokenError(.invalidInput, "an API key name is 1…128 bytes without control characters") }
         let key = try RefreshToken.generate()
         let record = APIKeyRecord(
-            id: try RandomID.make(), userID: userID, name: name, hash: RefreshToken.hash(key), disabled: false,
+            id: try ObjectID.make(at: configuration.now).hex, userID: userID, name: name, hash: RefreshToken.hash(key), disabled: false,
             createdAt: configuration.now)
         try await store.transaction { tx in
             guard try await tx.user(id: userID)?.app == configuration.app else { throw TokenError(.userNotFound, "no user has that id") }

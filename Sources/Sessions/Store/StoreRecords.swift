@@ -193,6 +193,7 @@ public struct PurgeCounts: Sendable, Hashable {
 
 /// An API key of a user, known only by its SHA-256 hash.
 public struct APIKeyRecord: Sendable, Hashable {
+    /// A BSON ObjectId's 24 lower-case hex digits (``ObjectID``), as the Realm SDKs parse it.
     public var id: String
     public var userID: String
     /// Unique per user.
