@@ -84,6 +84,12 @@ extension PostgresTransaction {
         try await !q("UPDATE api_keys SET disabled = \(disabled) WHERE id = \(id) AND user_id = \(userID) RETURNING id").isEmpty
     }
 
+    func revokeSessions(apiKeyID: String, at time: Int64, reason: String) async throws -> Int {
+        try await q(
+            "UPDATE sessions SET revoked_at = \(time), revoke_reason = \(reason) WHERE api_key_id = \(apiKeyID) AND revoked_at IS NULL RETURNING id"
+        ).count
+    }
+
     func deleteAPIKey(id: String, userID: String) async throws -> Bool {
         try await !q("DELETE FROM api_keys WHERE id = \(id) AND user_id = \(userID) RETURNING id").isEmpty
     }

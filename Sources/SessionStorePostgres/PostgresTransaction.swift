@@ -77,25 +77,26 @@ struct PostgresTransaction: SessionStoreTransaction {
     func insertSession(_ f: SessionRecord) async throws {
         _ = try await q(
             """
-            INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device)
+            INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device,
+                                  api_key_id)
             VALUES (\(f.id), \(f.userID), \(f.clientID), \(f.createdAt), \(f.expiresAt), \(f.idleExpiresAt), \(f.lastUsedAt),
-                    \(f.revokedAt), \(f.revokeReason), \(f.device))
+                    \(f.revokedAt), \(f.revokeReason), \(f.device), \(f.apiKeyID))
             """)
     }
 
     private static func sessionRecord(_ r: PostgresRow) throws -> SessionRecord {
-        let (id, userID, clientID, created, expires, idle, lastUsed, revokedAt, reason, device) =
-            try r.decode((String, String, String, Int64, Int64, Int64, Int64, Int64?, String?, String?).self)
+        let (id, userID, clientID, created, expires, idle, lastUsed, revokedAt, reason, device, apiKey) =
+            try r.decode((String, String, String, Int64, Int64, Int64, Int64, Int64?, String?, String?, String?).self)
         return SessionRecord(
             id: id, userID: userID, clientID: clientID, createdAt: created, expiresAt: expires, idleExpiresAt: idle,
-            lastUsedAt: lastUsed, revokedAt: revokedAt, revokeReason: reason, device: device)
+            lastUsedAt: lastUsed, revokedAt: revokedAt, revokeReason: reason, device: device, apiKeyID: apiKey)
     }
 
     func session(id: String, forUpdate: Bool) async throws -> SessionRecord? {
         let lock = forUpdate ? " FOR UPDATE" : ""
         return try await q(
             """
-            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device
+            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device, api_key_id
             FROM sessions WHERE id = \(id)\(unescaped: lock)
             """
         ).first.map(Self.sessionRecord)
@@ -104,7 +105,7 @@ struct PostgresTransaction: SessionStoreTransaction {
     func sessions(userID: String) async throws -> [SessionRecord] {
         try await q(
             """
-            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device
+            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device, api_key_id
             FROM sessions WHERE user_id = \(userID) ORDER BY created_at, id
             """
         ).map(Self.sessionRecord)

@@ -86,6 +86,13 @@ extension SQLiteTransaction {
         ).isEmpty
     }
 
+    func revokeSessions(apiKeyID: String, at time: Int64, reason: String) async throws -> Int {
+        try await q(
+            "UPDATE sessions SET revoked_at = ?, revoke_reason = ? WHERE api_key_id = ? AND revoked_at IS NULL RETURNING id",
+            [.int(time), .text(reason), .text(apiKeyID)]
+        ).count
+    }
+
     func deleteAPIKey(id: String, userID: String) async throws -> Bool {
         try await !q("DELETE FROM api_keys WHERE id = ? AND user_id = ? RETURNING id", [.text(id), .text(userID)]).isEmpty
     }

@@ -72,16 +72,18 @@ struct SQLiteTransaction: SessionStoreTransaction {
     func insertSession(_ f: SessionRecord) async throws {
         _ = try await q(
             """
-            INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device,
+                                  api_key_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(f.id), .text(f.userID), .text(f.clientID), .int(f.createdAt), .int(f.expiresAt), .int(f.idleExpiresAt),
-                .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason), .opt(f.device),
+                .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason), .opt(f.device), .opt(f.apiKeyID),
             ])
     }
 
-    private static let sessionColumns = "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device"
+    private static let sessionColumns =
+        "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device, api_key_id"
 
     private static func sessionRecord(_ r: SQLiteRow) -> SessionRecord {
         let expires = r.int("expires_at")
@@ -89,7 +91,7 @@ struct SQLiteTransaction: SessionStoreTransaction {
             id: r.string("id"), userID: r.string("user_id"), clientID: r.string("client_id"),
             createdAt: r.int("created_at"), expiresAt: expires, idleExpiresAt: r.optInt("idle_expires_at") ?? expires,
             lastUsedAt: r.int("last_used_at"), revokedAt: r.optInt("revoked_at"), revokeReason: r.optString("revoke_reason"),
-            device: r.optString("device"))
+            device: r.optString("device"), apiKeyID: r.optString("api_key_id"))
     }
 
     func session(id: String, forUpdate: Bool) async throws -> SessionRecord? {

@@ -30,8 +30,8 @@ extension AuthServer {
                 case .identity(let identity, let keep):
                     try await app.sessions.link(identity, to: session.userID)
                     if let keep { try await app.sessions.keepProviderToken(keep, provider: identity.provider, subject: identity.subject) }
-                case .user where provider == "local-userpass": break
-                case .user: throw TokenError(.invalidParameter, "an \(provider) credential cannot be linked")
+                case .user: break
+                case .apiKey: throw TokenError(.invalidParameter, "an \(provider) credential cannot be linked")
                 }
                 let access = try await app.sessions.accessToken(forSession: session.sessionID, userID: session.userID)
                 return JSONResponse.ok(
@@ -46,6 +46,8 @@ extension AuthServer {
                 if let keep { try await app.sessions.keepProviderToken(keep, provider: identity.provider, subject: identity.subject) }
             case .user(let userID):
                 tokens = try await app.sessions.issueTokens(userID: userID, clientID: app.config.id, device: device.json)
+            case .apiKey(let userID, let keyID):
+                tokens = try await app.sessions.issueTokens(userID: userID, clientID: app.config.id, device: device.json, apiKeyID: keyID)
             }
             return JSONResponse.ok(
                 [

@@ -109,8 +109,8 @@ public struct AccountManager: Sendable {
         }
     }
 
-    /// Sets a new password with a reset token: spends the token, confirms the account and ends
-    /// every session of the user. The password is checked before the token is spent, so a
+    /// Sets a new password with a reset token: spends the token, confirms the account, ends
+    /// every session of the user and disables its API keys. The password is checked before the token is spent, so a
     /// too-short password leaves the link usable.
     /// - Returns: the account (its email, for the notice mail).
     /// - Throws: `invalid_password`, `userpass_token_invalid`, `too_many_requests`, `store_unavailable`.
@@ -182,6 +182,11 @@ public struct AccountManager: Sendable {
         if let userID = account.userID {
             for session in try await tx.sessions(userID: userID) where session.revokedAt == nil {
                 _ = try await tx.revokeSession(id: session.id, at: now, reason: "password_reset")
+            }
+            // A key made by whoever held the account before the reset must not outlive it; the
+            // owner enables again the keys it still needs.
+            for key in try await tx.apiKeys(userID: userID) where !key.disabled {
+                _ = try await tx.setAPIKeyDisabled(id: key.id, userID: userID, disabled: true)
             }
         }
         account.passwordHash = hash

@@ -133,6 +133,8 @@ public protocol SessionStoreTransaction: Sendable {
     func setAPIKeyDisabled(id: String, userID: String, disabled: Bool) async throws -> Bool
     /// - Returns: `false` when the user has no key with that id.
     func deleteAPIKey(id: String, userID: String) async throws -> Bool
+    /// Revokes the live sessions an API key opened. - Returns: how many.
+    func revokeSessions(apiKeyID: String, at time: Int64, reason: String) async throws -> Int
 
     // MARK: email/password accounts and throttling
     /// Inserts an account unless one with the same ``AccountRecord/app`` and ``AccountRecord/emailKey`` exists.

@@ -75,11 +75,14 @@ public struct SessionRecord: Sendable, Hashable {
     public var revokeReason: String?
     /// The client's device details as JSON (`{"deviceId","platform",…}`), when it sent any.
     public var device: String?
+    /// The API key whose login opened the session: it ends when that key is disabled or deleted.
+    public var apiKeyID: String?
 
     public init(
         id: String, userID: String, clientID: String, createdAt: Int64, expiresAt: Int64, idleExpiresAt: Int64,
-        lastUsedAt: Int64, revokedAt: Int64? = nil, revokeReason: String? = nil, device: String? = nil
+        lastUsedAt: Int64, revokedAt: Int64? = nil, revokeReason: String? = nil, device: String? = nil, apiKeyID: String? = nil
     ) {
+        self.apiKeyID = apiKeyID
         self.id = id
         self.userID = userID
         self.clientID = clientID
