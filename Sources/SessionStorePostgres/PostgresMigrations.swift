@@ -107,6 +107,9 @@ enum PostgresMigrations {
         accounts,
         renameFamiliesToSessions,
         throttleCount,
+        addApps,
+        accountsBeforeUsers,
+        apiKeyObjectIDs,
     ]
 }
 
@@ -189,5 +192,58 @@ extension PostgresMigrations {
             END
             $$
             """
+        ])
+}
+
+extension PostgresMigrations {
+    /// Step 9: apps are separate: `users.app`, identities keyed by (app, provider, issuer,
+    /// subject), accounts by (app, email_key). Earlier rows get the empty app; how a server
+    /// adopts them is docs/stores.md "Apps" (`SessionManager.adoptLegacyUsers`).
+    static let addApps = SchemaMigration(
+        version: 9, name: "add_apps",
+        statements: [
+            "ALTER TABLE users ADD COLUMN app TEXT NOT NULL DEFAULT ''",
+            "CREATE INDEX users_app ON users(app)",
+            "ALTER TABLE identities ADD COLUMN app TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE identities DROP CONSTRAINT identities_pkey",
+            "ALTER TABLE identities ADD PRIMARY KEY (app, provider, issuer, subject)",
+            "ALTER TABLE accounts ADD COLUMN app TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE accounts DROP CONSTRAINT accounts_email_key_key",
+            "ALTER TABLE accounts ADD CONSTRAINT accounts_app_email_key UNIQUE (app, email_key)",
+        ])
+}
+
+extension PostgresMigrations {
+    /// Step 10: an account exists before its user: accounts get an id (an existing account's is
+    /// its user's id) and a nullable, unique `user_id`; tokens name the account.
+    static let accountsBeforeUsers = SchemaMigration(
+        version: 10, name: "add_account_ids",
+        statements: [
+            "ALTER TABLE accounts ADD COLUMN id TEXT",
+            "UPDATE accounts SET id = user_id",
+            "ALTER TABLE accounts ALTER COLUMN id SET NOT NULL",
+            "ALTER TABLE accounts DROP CONSTRAINT accounts_pkey",
+            "ALTER TABLE accounts ADD PRIMARY KEY (id)",
+            "ALTER TABLE accounts ALTER COLUMN user_id DROP NOT NULL",
+            "ALTER TABLE accounts ADD CONSTRAINT accounts_user_id_key UNIQUE (user_id)",
+            "ALTER TABLE account_tokens DROP CONSTRAINT account_tokens_user_id_fkey",
+            "ALTER TABLE account_tokens RENAME COLUMN user_id TO account_id",
+            "ALTER TABLE account_tokens ADD CONSTRAINT account_tokens_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE",
+            "ALTER INDEX account_tokens_user RENAME TO account_tokens_account",
+        ])
+}
+
+extension PostgresMigrations {
+    /// Step 11: API key ids are BSON ObjectIds; an existing key gets its creation time's four
+    /// bytes and eight random ones. Sessions remember the API key that opened them.
+    static let apiKeyObjectIDs = SchemaMigration(
+        version: 11, name: "add_api_key_object_ids",
+        statements: [
+            """
+            UPDATE api_keys SET id = lpad(to_hex(created_at & 4294967295), 8, '0') || substr(md5(random()::text || id), 1, 16)
+            WHERE id !~ '^[0-9a-f]{24}$'
+            """,
+            "ALTER TABLE sessions ADD COLUMN api_key_id TEXT",
+            "CREATE INDEX sessions_api_key ON sessions(api_key_id)",
         ])
 }

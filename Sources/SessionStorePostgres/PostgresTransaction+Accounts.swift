@@ -8,24 +8,25 @@ extension PostgresTransaction {
     }
 
     private static func account(_ r: PostgresRow) throws -> AccountRecord {
-        let (userID, email, key, hash, confirmed, created) = try r.decode((String, String, String, String, Int64?, Int64).self)
-        return AccountRecord(userID: userID, email: email, emailKey: key, passwordHash: hash, confirmedAt: confirmed, createdAt: created)
+        let (id, userID, email, key, hash, confirmed, created, app) = try r.decode((String, String?, String, String, String, Int64?, Int64, String).self)
+        return AccountRecord(id: id, userID: userID, email: email, emailKey: key, passwordHash: hash, confirmedAt: confirmed, createdAt: created, app: app)
     }
 
     func insertAccount(_ a: AccountRecord) async throws -> Bool {
         try await !run(
             """
-            INSERT INTO accounts (user_id, email, email_key, password_hash, confirmed_at, created_at)
-            VALUES (\(a.userID), \(a.email), \(a.emailKey), \(a.passwordHash), \(a.confirmedAt), \(a.createdAt))
-            ON CONFLICT DO NOTHING RETURNING user_id
+            INSERT INTO accounts (id, user_id, email, email_key, password_hash, confirmed_at, created_at, app)
+            VALUES (\(a.id), \(a.userID), \(a.email), \(a.emailKey), \(a.passwordHash), \(a.confirmedAt), \(a.createdAt), \(a.app))
+            ON CONFLICT DO NOTHING RETURNING id
             """
         ).isEmpty
     }
 
-    func account(emailKey: String) async throws -> AccountRecord? {
+    func account(app: String, emailKey: String) async throws -> AccountRecord? {
         try await run(
             """
-            SELECT user_id, email, email_key, password_hash, confirmed_at, created_at FROM accounts WHERE email_key = \(emailKey)
+            SELECT id, user_id, email, email_key, password_hash, confirmed_at, created_at, app FROM accounts
+            WHERE app = \(app) AND email_key = \(emailKey)
             """
         ).first.map(Self.account)
     }
@@ -33,31 +34,41 @@ extension PostgresTransaction {
     func account(userID: String) async throws -> AccountRecord? {
         try await run(
             """
-            SELECT user_id, email, email_key, password_hash, confirmed_at, created_at FROM accounts WHERE user_id = \(userID)
+            SELECT id, user_id, email, email_key, password_hash, confirmed_at, created_at, app FROM accounts WHERE user_id = \(userID)
             """
         ).first.map(Self.account)
     }
 
-    func updatePasswordHash(userID: String, hash: String, expected: String?) async throws -> Bool {
-        if let expected {
-            return try await !run(
-                """
-                UPDATE accounts SET password_hash = \(hash) WHERE user_id = \(userID) AND password_hash = \(expected) RETURNING user_id
-                """
-            ).isEmpty
+    func account(id: String, forUpdate: Bool) async throws -> AccountRecord? {
+        let columns = "id, user_id, email, email_key, password_hash, confirmed_at, created_at, app"
+        if forUpdate {
+            return try await run("SELECT \(unescaped: columns) FROM accounts WHERE id = \(id) FOR UPDATE").first.map(Self.account)
         }
-        return try await !run("UPDATE accounts SET password_hash = \(hash) WHERE user_id = \(userID) RETURNING user_id").isEmpty
+        return try await run("SELECT \(unescaped: columns) FROM accounts WHERE id = \(id)").first.map(Self.account)
     }
 
-    func confirmAccount(userID: String, at time: Int64) async throws -> Bool {
-        try await !run("UPDATE accounts SET confirmed_at = \(time) WHERE user_id = \(userID) AND confirmed_at IS NULL RETURNING user_id").isEmpty
+    func setAccountUser(id: String, userID: String) async throws -> Bool {
+        try await !run("UPDATE accounts SET user_id = \(userID) WHERE id = \(id) AND user_id IS NULL RETURNING id").isEmpty
+    }
+
+    func updatePasswordHash(accountID: String, hash: String, expected: String?) async throws -> Bool {
+        if let expected {
+            return try await !run(
+                "UPDATE accounts SET password_hash = \(hash) WHERE id = \(accountID) AND password_hash = \(expected) RETURNING id"
+            ).isEmpty
+        }
+        return try await !run("UPDATE accounts SET password_hash = \(hash) WHERE id = \(accountID) RETURNING id").isEmpty
+    }
+
+    func confirmAccount(id: String, at time: Int64) async throws -> Bool {
+        try await !run("UPDATE accounts SET confirmed_at = \(time) WHERE id = \(id) AND confirmed_at IS NULL RETURNING id").isEmpty
     }
 
     func insertAccountToken(_ t: AccountTokenRecord) async throws {
         _ = try await run(
             """
-            INSERT INTO account_tokens (hash, token_id, user_id, purpose, created_at, expires_at, used_at)
-            VALUES (\(t.hash), \(t.tokenID), \(t.userID), \(t.purpose.rawValue), \(t.createdAt), \(t.expiresAt), \(t.usedAt))
+            INSERT INTO account_tokens (hash, token_id, account_id, purpose, created_at, expires_at, used_at)
+            VALUES (\(t.hash), \(t.tokenID), \(t.accountID), \(t.purpose.rawValue), \(t.createdAt), \(t.expiresAt), \(t.usedAt))
             """)
     }
 
@@ -67,7 +78,7 @@ extension PostgresTransaction {
             """
             UPDATE account_tokens SET used_at = \(time)
             WHERE hash = \(hash) AND token_id = \(tokenID) AND purpose = \(purpose.rawValue) AND used_at IS NULL AND expires_at > \(time)
-            RETURNING hash, token_id, user_id, purpose, created_at, expires_at, used_at
+            RETURNING hash, token_id, account_id, purpose, created_at, expires_at, used_at
             """
         ).first.flatMap(Self.token)
     }
@@ -75,15 +86,15 @@ extension PostgresTransaction {
     func accountToken(hash: String) async throws -> AccountTokenRecord? {
         try await run(
             """
-            SELECT hash, token_id, user_id, purpose, created_at, expires_at, used_at FROM account_tokens WHERE hash = \(hash)
+            SELECT hash, token_id, account_id, purpose, created_at, expires_at, used_at FROM account_tokens WHERE hash = \(hash)
             """
         ).first.flatMap(Self.token)
     }
 
     private static func token(_ r: PostgresRow) throws -> AccountTokenRecord? {
-        let (h, id, user, purpose, created, expires, used) = try r.decode((String, String, String, String, Int64, Int64, Int64?).self)
+        let (h, id, account, purpose, created, expires, used) = try r.decode((String, String, String, String, Int64, Int64, Int64?).self)
         return AccountTokenRecord.Purpose(rawValue: purpose).map {
-            AccountTokenRecord(hash: h, tokenID: id, userID: user, purpose: $0, createdAt: created, expiresAt: expires, usedAt: used)
+            AccountTokenRecord(hash: h, tokenID: id, accountID: account, purpose: $0, createdAt: created, expiresAt: expires, usedAt: used)
         }
     }
 

@@ -15,13 +15,13 @@ struct PostgresTransaction: SessionStoreTransaction {
     // MARK: users and identities
 
     func insertUser(_ user: UserRecord) async throws {
-        _ = try await q("INSERT INTO users (id, created_at) VALUES (\(user.id), \(user.createdAt))")
+        _ = try await q("INSERT INTO users (id, created_at, app) VALUES (\(user.id), \(user.createdAt), \(user.app))")
     }
 
     func user(id: String) async throws -> UserRecord? {
-        try await q("SELECT id, created_at, disabled_at FROM users WHERE id = \(id)").first.map {
-            let (id, created, disabled) = try $0.decode((String, Int64, Int64?).self)
-            return UserRecord(id: id, createdAt: created, disabledAt: disabled)
+        try await q("SELECT id, created_at, disabled_at, app FROM users WHERE id = \(id)").first.map {
+            let (id, created, disabled, app) = try $0.decode((String, Int64, Int64?, String).self)
+            return UserRecord(id: id, createdAt: created, disabledAt: disabled, app: app)
         }
     }
 
@@ -38,26 +38,27 @@ struct PostgresTransaction: SessionStoreTransaction {
     func insertIdentity(_ i: IdentityRecord) async throws -> Bool {
         try await !q(
             """
-            INSERT INTO identities (provider, issuer, subject, user_id, email, email_verified, profile, created_at)
-            VALUES (\(i.provider), \(i.issuer), \(i.subject), \(i.userID), \(i.email), \(i.emailVerified), \(i.profileJSON), \(i.createdAt))
-            ON CONFLICT (provider, issuer, subject) DO NOTHING RETURNING provider
+            INSERT INTO identities (app, provider, issuer, subject, user_id, email, email_verified, profile, created_at)
+            VALUES (\(i.app), \(i.provider), \(i.issuer), \(i.subject), \(i.userID), \(i.email), \(i.emailVerified), \(i.profileJSON),
+                    \(i.createdAt))
+            ON CONFLICT (app, provider, issuer, subject) DO NOTHING RETURNING provider
             """
         ).isEmpty
     }
 
     private static func identity(_ r: PostgresRow) throws -> IdentityRecord {
-        let (provider, issuer, subject, userID, email, verified, profile, created, sealed) =
-            try r.decode((String, String, String, String, String?, Bool, String?, Int64, String?).self)
+        let (app, provider, issuer, subject, userID, email, verified, profile, created, sealed) =
+            try r.decode((String, String, String, String, String, String?, Bool, String?, Int64, String?).self)
         return IdentityRecord(
             provider: provider, issuer: issuer, subject: subject, userID: userID, email: email, emailVerified: verified,
-            profileJSON: profile, createdAt: created, sealedProviderToken: sealed)
+            profileJSON: profile, createdAt: created, sealedProviderToken: sealed, app: app)
     }
 
-    func identity(provider: String, issuer: String, subject: String) async throws -> IdentityRecord? {
+    func identity(app: String, provider: String, issuer: String, subject: String) async throws -> IdentityRecord? {
         try await q(
             """
-            SELECT provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token FROM identities
-            WHERE provider = \(provider) AND issuer = \(issuer) AND subject = \(subject)
+            SELECT app, provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token FROM identities
+            WHERE app = \(app) AND provider = \(provider) AND issuer = \(issuer) AND subject = \(subject)
             """
         ).first.map(Self.identity)
     }
@@ -65,7 +66,7 @@ struct PostgresTransaction: SessionStoreTransaction {
     func identities(userID: String) async throws -> [IdentityRecord] {
         try await q(
             """
-            SELECT provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token FROM identities
+            SELECT app, provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token FROM identities
             WHERE user_id = \(userID) ORDER BY created_at, provider, issuer, subject
             """
         ).map(Self.identity)
@@ -76,25 +77,26 @@ struct PostgresTransaction: SessionStoreTransaction {
     func insertSession(_ f: SessionRecord) async throws {
         _ = try await q(
             """
-            INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device)
+            INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device,
+                                  api_key_id)
             VALUES (\(f.id), \(f.userID), \(f.clientID), \(f.createdAt), \(f.expiresAt), \(f.idleExpiresAt), \(f.lastUsedAt),
-                    \(f.revokedAt), \(f.revokeReason), \(f.device))
+                    \(f.revokedAt), \(f.revokeReason), \(f.device), \(f.apiKeyID))
             """)
     }
 
     private static func sessionRecord(_ r: PostgresRow) throws -> SessionRecord {
-        let (id, userID, clientID, created, expires, idle, lastUsed, revokedAt, reason, device) =
-            try r.decode((String, String, String, Int64, Int64, Int64, Int64, Int64?, String?, String?).self)
+        let (id, userID, clientID, created, expires, idle, lastUsed, revokedAt, reason, device, apiKey) =
+            try r.decode((String, String, String, Int64, Int64, Int64, Int64, Int64?, String?, String?, String?).self)
         return SessionRecord(
             id: id, userID: userID, clientID: clientID, createdAt: created, expiresAt: expires, idleExpiresAt: idle,
-            lastUsedAt: lastUsed, revokedAt: revokedAt, revokeReason: reason, device: device)
+            lastUsedAt: lastUsed, revokedAt: revokedAt, revokeReason: reason, device: device, apiKeyID: apiKey)
     }
 
     func session(id: String, forUpdate: Bool) async throws -> SessionRecord? {
         let lock = forUpdate ? " FOR UPDATE" : ""
         return try await q(
             """
-            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device
+            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device, api_key_id
             FROM sessions WHERE id = \(id)\(unescaped: lock)
             """
         ).first.map(Self.sessionRecord)
@@ -103,7 +105,7 @@ struct PostgresTransaction: SessionStoreTransaction {
     func sessions(userID: String) async throws -> [SessionRecord] {
         try await q(
             """
-            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device
+            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device, api_key_id
             FROM sessions WHERE user_id = \(userID) ORDER BY created_at, id
             """
         ).map(Self.sessionRecord)

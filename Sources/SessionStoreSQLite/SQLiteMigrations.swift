@@ -124,6 +124,9 @@ enum SQLiteMigrations {
         renameFamiliesToSessions,
         // Step 8: PostgreSQL's one-statement throttle count; SQLite's transactions are serial, it has nothing to add.
         SchemaMigration(version: 8, name: "add_throttle_count", statements: []),
+        addApps,
+        accountsBeforeUsers,
+        apiKeyObjectIDs,
     ]
 }
 
@@ -177,5 +180,122 @@ extension SQLiteMigrations {
             "CREATE INDEX sessions_user ON sessions(user_id)",
             "DROP INDEX refresh_tokens_family",
             "CREATE INDEX refresh_tokens_session ON refresh_tokens(session_id)",
+        ])
+}
+
+extension SQLiteMigrations {
+    /// Step 9: apps are separate. A user belongs to one app (`users.app`); identities are keyed
+    /// by (app, provider, issuer, subject) and accounts by (app, email_key), so SQLite rebuilds
+    /// both tables. Rows written before this step get the empty app, the one a library or the
+    /// CLI uses, so they keep working there; a server adopts them at start
+    /// (`SessionManager.adoptLegacyUsers`, docs/security.md): a user whose most recently used
+    /// session names one of its apps joins that app, and with exactly one app every other one
+    /// joins it too. API keys, account tokens and sessions belong to their user's app.
+    static let addApps = SchemaMigration(
+        version: 9, name: "add_apps",
+        statements: [
+            "ALTER TABLE users ADD COLUMN app TEXT NOT NULL DEFAULT ''",
+            "CREATE INDEX users_app ON users(app)",
+            """
+            CREATE TABLE identities_v9 (
+                app TEXT NOT NULL DEFAULT '',
+                provider TEXT NOT NULL,
+                issuer TEXT NOT NULL DEFAULT '',
+                subject TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                email TEXT,
+                email_verified INTEGER NOT NULL DEFAULT 0,
+                profile TEXT,
+                created_at INTEGER NOT NULL,
+                sealed_provider_token TEXT,
+                PRIMARY KEY (app, provider, issuer, subject))
+            """,
+            """
+            INSERT INTO identities_v9 (app, provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token)
+            SELECT '', provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token FROM identities
+            """,
+            "DROP TABLE identities",
+            "ALTER TABLE identities_v9 RENAME TO identities",
+            "CREATE INDEX identities_user ON identities(user_id)",
+            """
+            CREATE TABLE accounts_v9 (
+                app TEXT NOT NULL DEFAULT '',
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                email TEXT NOT NULL,
+                email_key TEXT NOT NULL,
+                password_hash TEXT NOT NULL,
+                confirmed_at INTEGER,
+                created_at INTEGER NOT NULL,
+                UNIQUE (app, email_key))
+            """,
+            """
+            INSERT INTO accounts_v9 (app, user_id, email, email_key, password_hash, confirmed_at, created_at)
+            SELECT '', user_id, email, email_key, password_hash, confirmed_at, created_at FROM accounts
+            """,
+            "DROP TABLE accounts",
+            "ALTER TABLE accounts_v9 RENAME TO accounts",
+        ])
+}
+
+extension SQLiteMigrations {
+    /// Step 10: an account exists before its user (registration makes the account; the first
+    /// login makes the user, or a link joins the account to an existing user). Accounts get an
+    /// id (an existing account's is its user's id) and a nullable, unique `user_id`; tokens name
+    /// the account. Both tables are rebuilt; every row is kept.
+    static let accountsBeforeUsers = SchemaMigration(
+        version: 10, name: "add_account_ids",
+        statements: [
+            """
+            CREATE TABLE accounts_v10 (
+                id TEXT PRIMARY KEY,
+                app TEXT NOT NULL DEFAULT '',
+                user_id TEXT UNIQUE REFERENCES users(id) ON DELETE CASCADE,
+                email TEXT NOT NULL,
+                email_key TEXT NOT NULL,
+                password_hash TEXT NOT NULL,
+                confirmed_at INTEGER,
+                created_at INTEGER NOT NULL,
+                UNIQUE (app, email_key))
+            """,
+            """
+            INSERT INTO accounts_v10 (id, app, user_id, email, email_key, password_hash, confirmed_at, created_at)
+            SELECT user_id, app, user_id, email, email_key, password_hash, confirmed_at, created_at FROM accounts
+            """,
+            "DROP TABLE accounts",
+            "ALTER TABLE accounts_v10 RENAME TO accounts",
+            """
+            CREATE TABLE account_tokens_v10 (
+                hash TEXT PRIMARY KEY,
+                token_id TEXT NOT NULL,
+                account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                purpose TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                used_at INTEGER)
+            """,
+            """
+            INSERT INTO account_tokens_v10 (hash, token_id, account_id, purpose, created_at, expires_at, used_at)
+            SELECT hash, token_id, user_id, purpose, created_at, expires_at, used_at FROM account_tokens
+            """,
+            "DROP TABLE account_tokens",
+            "ALTER TABLE account_tokens_v10 RENAME TO account_tokens",
+            "CREATE INDEX account_tokens_account ON account_tokens(account_id)",
+        ])
+}
+
+extension SQLiteMigrations {
+    /// Step 11: API key ids are BSON ObjectIds (24 lower-case hex digits), as the Realm SDKs parse
+    /// them. An existing key gets one: its creation time's four bytes, then eight random bytes (the
+    /// spec's five random bytes and three-byte counter); its hash, and so the key, are unchanged.
+    /// Sessions remember the API key that opened them (`api_key_id`), to end with it.
+    static let apiKeyObjectIDs = SchemaMigration(
+        version: 11, name: "add_api_key_object_ids",
+        statements: [
+            """
+            UPDATE api_keys SET id = printf('%08x', created_at & 4294967295) || lower(hex(randomblob(8)))
+            WHERE length(id) <> 24 OR id GLOB '*[^0-9a-f]*'
+            """,
+            "ALTER TABLE sessions ADD COLUMN api_key_id TEXT",
+            "CREATE INDEX sessions_api_key ON sessions(api_key_id)",
         ])
 }

@@ -4,57 +4,71 @@ import Sessions
 /// Accounts, their tokens and throttle events in SQLite. `BEGIN IMMEDIATE` holds the database's
 /// write lock for the whole transaction, so a count and the insert after it are never interleaved.
 extension SQLiteTransaction {
-    private static let accountColumns = "user_id, email, email_key, password_hash, confirmed_at, created_at"
+    private static let accountColumns = "id, user_id, email, email_key, password_hash, confirmed_at, created_at, app"
 
     private static func account(_ r: SQLiteRow) -> AccountRecord {
         AccountRecord(
-            userID: r.string("user_id"), email: r.string("email"), emailKey: r.string("email_key"),
-            passwordHash: r.string("password_hash"), confirmedAt: r.optInt("confirmed_at"), createdAt: r.int("created_at"))
+            id: r.string("id"), userID: r.optString("user_id"), email: r.string("email"), emailKey: r.string("email_key"),
+            passwordHash: r.string("password_hash"), confirmedAt: r.optInt("confirmed_at"), createdAt: r.int("created_at"),
+            app: r.string("app"))
     }
 
     func insertAccount(_ a: AccountRecord) async throws -> Bool {
         try await !store.rows(
             """
-            INSERT INTO accounts (\(Self.accountColumns)) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING user_id
-            """, [.text(a.userID), .text(a.email), .text(a.emailKey), .text(a.passwordHash), .opt(a.confirmedAt), .int(a.createdAt)]
+            INSERT INTO accounts (\(Self.accountColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id
+            """,
+            [.text(a.id), .opt(a.userID), .text(a.email), .text(a.emailKey), .text(a.passwordHash), .opt(a.confirmedAt), .int(a.createdAt), .text(a.app)]
         ).isEmpty
     }
 
-    func account(emailKey: String) async throws -> AccountRecord? {
-        try await store.rows("SELECT \(Self.accountColumns) FROM accounts WHERE email_key = ?", [.text(emailKey)]).first.map(Self.account)
+    func account(app: String, emailKey: String) async throws -> AccountRecord? {
+        try await store.rows("SELECT \(Self.accountColumns) FROM accounts WHERE app = ? AND email_key = ?", [.text(app), .text(emailKey)]).first.map(
+            Self.account)
     }
 
     func account(userID: String) async throws -> AccountRecord? {
         try await store.rows("SELECT \(Self.accountColumns) FROM accounts WHERE user_id = ?", [.text(userID)]).first.map(Self.account)
     }
 
-    func updatePasswordHash(userID: String, hash: String, expected: String?) async throws -> Bool {
-        if let expected {
-            return try await !store.rows(
-                "UPDATE accounts SET password_hash = ? WHERE user_id = ? AND password_hash = ? RETURNING user_id",
-                [.text(hash), .text(userID), .text(expected)]
-            ).isEmpty
-        }
-        return try await !store.rows(
-            "UPDATE accounts SET password_hash = ? WHERE user_id = ? RETURNING user_id",
-            [.text(hash), .text(userID)]
+    func account(id: String, forUpdate: Bool) async throws -> AccountRecord? {
+        // BEGIN IMMEDIATE already holds the database's write lock: no row lock needed.
+        try await store.rows("SELECT \(Self.accountColumns) FROM accounts WHERE id = ?", [.text(id)]).first.map(Self.account)
+    }
+
+    func setAccountUser(id: String, userID: String) async throws -> Bool {
+        try await !store.rows(
+            "UPDATE accounts SET user_id = ? WHERE id = ? AND user_id IS NULL RETURNING id", [.text(userID), .text(id)]
         ).isEmpty
     }
 
-    func confirmAccount(userID: String, at time: Int64) async throws -> Bool {
+    func updatePasswordHash(accountID: String, hash: String, expected: String?) async throws -> Bool {
+        if let expected {
+            return try await !store.rows(
+                "UPDATE accounts SET password_hash = ? WHERE id = ? AND password_hash = ? RETURNING id",
+                [.text(hash), .text(accountID), .text(expected)]
+            ).isEmpty
+        }
+        return try await !store.rows(
+            "UPDATE accounts SET password_hash = ? WHERE id = ? RETURNING id",
+            [.text(hash), .text(accountID)]
+        ).isEmpty
+    }
+
+    func confirmAccount(id: String, at time: Int64) async throws -> Bool {
         try await !store.rows(
-            "UPDATE accounts SET confirmed_at = ? WHERE user_id = ? AND confirmed_at IS NULL RETURNING user_id",
-            [.int(time), .text(userID)]
+            "UPDATE accounts SET confirmed_at = ? WHERE id = ? AND confirmed_at IS NULL RETURNING id",
+            [.int(time), .text(id)]
         ).isEmpty
     }
 
     func insertAccountToken(_ t: AccountTokenRecord) async throws {
         try await store.rows(
             """
-            INSERT INTO account_tokens (hash, token_id, user_id, purpose, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO account_tokens (hash, token_id, account_id, purpose, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)
             """,
             [
-                .text(t.hash), .text(t.tokenID), .text(t.userID), .text(t.purpose.rawValue), .int(t.createdAt), .int(t.expiresAt),
+                .text(t.hash), .text(t.tokenID), .text(t.accountID), .text(t.purpose.rawValue), .int(t.createdAt), .int(t.expiresAt),
                 .opt(t.usedAt),
             ])
     }
@@ -73,12 +87,12 @@ extension SQLiteTransaction {
         try await store.rows("SELECT \(Self.tokenColumns) FROM account_tokens WHERE hash = ?", [.text(hash)]).first.flatMap(Self.token)
     }
 
-    private static let tokenColumns = "hash, token_id, user_id, purpose, created_at, expires_at, used_at"
+    private static let tokenColumns = "hash, token_id, account_id, purpose, created_at, expires_at, used_at"
 
     private static func token(_ r: SQLiteRow) -> AccountTokenRecord? {
         AccountTokenRecord.Purpose(rawValue: r.string("purpose")).map {
             AccountTokenRecord(
-                hash: r.string("hash"), tokenID: r.string("token_id"), userID: r.string("user_id"), purpose: $0,
+                hash: r.string("hash"), tokenID: r.string("token_id"), accountID: r.string("account_id"), purpose: $0,
                 createdAt: r.int("created_at"), expiresAt: r.int("expires_at"), usedAt: r.optInt("used_at"))
         }
     }

@@ -7,10 +7,37 @@ extension SQLiteTransaction {
         try await !q("UPDATE users SET disabled_at = ? WHERE id = ? RETURNING id", [.opt(time), .text(id)]).isEmpty
     }
 
-    func setSealedProviderToken(provider: String, subject: String, sealed: String?) async throws {
+    func setSealedProviderToken(app: String, provider: String, subject: String, sealed: String?) async throws {
         _ = try await q(
-            "UPDATE identities SET sealed_provider_token = ? WHERE provider = ? AND issuer = '' AND subject = ?",
-            [.opt(sealed), .text(provider), .text(subject)])
+            "UPDATE identities SET sealed_provider_token = ? WHERE app = ? AND provider = ? AND issuer = '' AND subject = ?",
+            [.opt(sealed), .text(app), .text(provider), .text(subject)])
+    }
+
+    func adoptLegacyUsers(app: String, bySessions: Bool, apps: [String], at time: Int64) async throws -> Int {
+        // The users to move: of the empty app, and (by sessions) whose latest session names `app`.
+        let moving = """
+            SELECT u.id FROM users u WHERE u.app = '' AND (? = 0 OR
+              (SELECT s.client_id FROM sessions s WHERE s.user_id = u.id ORDER BY s.last_used_at DESC, s.id DESC LIMIT 1) = ?)
+            """
+        let which: [SQLiteData] = [.int(bySessions ? 1 : 0), .text(app)]
+        for other in apps where other != app {
+            _ = try await q(
+                "UPDATE sessions SET revoked_at = ?, revoke_reason = 'app' WHERE revoked_at IS NULL AND client_id = ? AND user_id IN (\(moving))",
+                [.int(time), .text(other)] + which)
+        }
+        let moved = try await q("UPDATE users SET app = ? WHERE id IN (\(moving)) RETURNING id", [.text(app)] + which).count
+        _ = try await q(
+            """
+            UPDATE identities SET app = ? WHERE app = '' AND user_id IN (SELECT id FROM users WHERE app = ?)
+              AND NOT EXISTS (SELECT 1 FROM identities o WHERE o.app = ? AND o.provider = identities.provider
+                              AND o.issuer = identities.issuer AND o.subject = identities.subject)
+            """, [.text(app), .text(app), .text(app)])
+        _ = try await q(
+            """
+            UPDATE accounts SET app = ? WHERE app = '' AND user_id IN (SELECT id FROM users WHERE app = ?)
+              AND NOT EXISTS (SELECT 1 FROM accounts o WHERE o.app = ? AND o.email_key = accounts.email_key)
+            """, [.text(app), .text(app), .text(app)])
+        return moved
     }
 
     func idleUsers(onlyProvider provider: String, before: Int64, limit: Int) async throws -> [String] {
@@ -57,6 +84,13 @@ extension SQLiteTransaction {
             "UPDATE api_keys SET disabled = ? WHERE id = ? AND user_id = ? RETURNING id",
             [.int(disabled ? 1 : 0), .text(id), .text(userID)]
         ).isEmpty
+    }
+
+    func revokeSessions(apiKeyID: String, at time: Int64, reason: String) async throws -> Int {
+        try await q(
+            "UPDATE sessions SET revoked_at = ?, revoke_reason = ? WHERE api_key_id = ? AND revoked_at IS NULL RETURNING id",
+            [.int(time), .text(reason), .text(apiKeyID)]
+        ).count
     }
 
     func deleteAPIKey(id: String, userID: String) async throws -> Bool {

@@ -13,12 +13,12 @@ struct SQLiteTransaction: SessionStoreTransaction {
     // MARK: users and identities
 
     func insertUser(_ user: UserRecord) async throws {
-        _ = try await q("INSERT INTO users (id, created_at) VALUES (?, ?)", [.text(user.id), .int(user.createdAt)])
+        _ = try await q("INSERT INTO users (id, created_at, app) VALUES (?, ?, ?)", [.text(user.id), .int(user.createdAt), .text(user.app)])
     }
 
     func user(id: String) async throws -> UserRecord? {
-        try await q("SELECT id, created_at, disabled_at FROM users WHERE id = ?", [.text(id)]).first.map {
-            UserRecord(id: $0.string("id"), createdAt: $0.int("created_at"), disabledAt: $0.optInt("disabled_at"))
+        try await q("SELECT id, created_at, disabled_at, app FROM users WHERE id = ?", [.text(id)]).first.map {
+            UserRecord(id: $0.string("id"), createdAt: $0.int("created_at"), disabledAt: $0.optInt("disabled_at"), app: $0.string("app"))
         }
     }
 
@@ -33,30 +33,30 @@ struct SQLiteTransaction: SessionStoreTransaction {
     func insertIdentity(_ i: IdentityRecord) async throws -> Bool {
         try await !q(
             """
-            INSERT INTO identities (provider, issuer, subject, user_id, email, email_verified, profile, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (provider, issuer, subject) DO NOTHING RETURNING provider
+            INSERT INTO identities (app, provider, issuer, subject, user_id, email, email_verified, profile, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (app, provider, issuer, subject) DO NOTHING RETURNING provider
             """,
             [
-                .text(i.provider), .text(i.issuer), .text(i.subject), .text(i.userID), .opt(i.email), .int(i.emailVerified ? 1 : 0),
+                .text(i.app), .text(i.provider), .text(i.issuer), .text(i.subject), .text(i.userID), .opt(i.email), .int(i.emailVerified ? 1 : 0),
                 .opt(i.profileJSON), .int(i.createdAt),
             ]
         ).isEmpty
     }
 
-    private static let identityColumns = "provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token"
+    private static let identityColumns = "app, provider, issuer, subject, user_id, email, email_verified, profile, created_at, sealed_provider_token"
 
     private static func identity(_ r: SQLiteRow) -> IdentityRecord {
         IdentityRecord(
             provider: r.string("provider"), issuer: r.string("issuer"), subject: r.string("subject"), userID: r.string("user_id"),
             email: r.optString("email"), emailVerified: r.int("email_verified") != 0,
             profileJSON: r.optString("profile"), createdAt: r.int("created_at"),
-            sealedProviderToken: r.optString("sealed_provider_token"))
+            sealedProviderToken: r.optString("sealed_provider_token"), app: r.string("app"))
     }
 
-    func identity(provider: String, issuer: String, subject: String) async throws -> IdentityRecord? {
+    func identity(app: String, provider: String, issuer: String, subject: String) async throws -> IdentityRecord? {
         try await q(
-            "SELECT \(Self.identityColumns) FROM identities WHERE provider = ? AND issuer = ? AND subject = ?",
-            [.text(provider), .text(issuer), .text(subject)]
+            "SELECT \(Self.identityColumns) FROM identities WHERE app = ? AND provider = ? AND issuer = ? AND subject = ?",
+            [.text(app), .text(provider), .text(issuer), .text(subject)]
         ).first.map(Self.identity)
     }
 
@@ -72,16 +72,18 @@ struct SQLiteTransaction: SessionStoreTransaction {
     func insertSession(_ f: SessionRecord) async throws {
         _ = try await q(
             """
-            INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device,
+                                  api_key_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(f.id), .text(f.userID), .text(f.clientID), .int(f.createdAt), .int(f.expiresAt), .int(f.idleExpiresAt),
-                .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason), .opt(f.device),
+                .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason), .opt(f.device), .opt(f.apiKeyID),
             ])
     }
 
-    private static let sessionColumns = "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device"
+    private static let sessionColumns =
+        "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device, api_key_id"
 
     private static func sessionRecord(_ r: SQLiteRow) -> SessionRecord {
         let expires = r.int("expires_at")
@@ -89,7 +91,7 @@ struct SQLiteTransaction: SessionStoreTransaction {
             id: r.string("id"), userID: r.string("user_id"), clientID: r.string("client_id"),
             createdAt: r.int("created_at"), expiresAt: expires, idleExpiresAt: r.optInt("idle_expires_at") ?? expires,
             lastUsedAt: r.int("last_used_at"), revokedAt: r.optInt("revoked_at"), revokeReason: r.optString("revoke_reason"),
-            device: r.optString("device"))
+            device: r.optString("device"), apiKeyID: r.optString("api_key_id"))
     }
 
     func session(id: String, forUpdate: Bool) async throws -> SessionRecord? {

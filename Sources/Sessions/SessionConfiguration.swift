@@ -15,6 +15,10 @@ public struct SessionConfiguration: Sendable {
     public var audience: String
     /// `client_id` written to access tokens when the caller names none.
     public var defaultClientID: String
+    /// The app whose users this manager serves: users, identities, email/password accounts, API
+    /// keys and account tokens of another app are neither found nor accepted (docs/security.md,
+    /// "Apps are separate"). Default empty: one space of users, as a library or the CLI keeps.
+    public var app: String = ""
     /// Seconds an access token lives (RFC 9068 `exp - iat`). Default 30 minutes.
     public var accessTokenLifetime: Int64 = 30 * 60
     /// Seconds a refresh-token session lives at most, from sign-in. Default 60 days.

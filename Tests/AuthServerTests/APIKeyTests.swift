@@ -55,4 +55,20 @@ struct APIKeyTests {
             #expect(theirs.json == .array([]))
         }
     }
+
+    @Test("a key's _id is an ObjectId: 24 lower-case hex digits, its first four bytes the creation time; paths take it", arguments: StoreKind.available)
+    func idsAreObjectIDs(kind: StoreKind) async throws {
+        try await LiveServer.with(kind) { s in
+            let refresh = try #require(try await s.call(.POST, Self.base + "/app/myapp/auth/providers/anon-user/login", body: "{}")["refresh_token"])
+            let before = Int64(Date().timeIntervalSince1970)
+            let created = try await s.call(.POST, Self.keys, body: #"{"name":"oid"}"#, bearer: refresh)
+            let id = try #require(created["_id"])
+            #expect(id.count == 24 && id.allSatisfy { "0123456789abcdef".contains($0) }, "\(id)")
+            let seconds = Int64(id.prefix(8), radix: 16) ?? 0
+            #expect(seconds >= before - 1 && seconds <= Int64(Date().timeIntervalSince1970) + 1)
+            #expect(try await s.call(.GET, Self.keys + "/" + id, bearer: refresh)["_id"] == id)
+            #expect(try await s.call(.PUT, Self.keys + "/" + id + "/disable", bearer: refresh).status == 204)
+            #expect(try await s.call(.DELETE, Self.keys + "/" + id, bearer: refresh).status == 204)
+        }
+    }
 }

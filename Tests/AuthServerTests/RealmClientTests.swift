@@ -191,8 +191,7 @@ struct RealmWebReplayTests {
     }
 
     @Test(
-        "API key ids are ObjectIds, in answers and in paths",
-        .disabled("enable once API key ids are ObjectIds (schema change on another branch)"), arguments: StoreKind.available)
+        "API key ids are ObjectIds, in answers and in paths", arguments: StoreKind.available)
     func apiKeyIDsAreObjectIDs(kind: StoreKind) async throws {
         try await Self.with(kind) { s, _ in
             var client = RealmWebClient(server: s, app: "webapp")
@@ -208,8 +207,7 @@ struct RealmWebReplayTests {
     }
 
     @Test(
-        "linkCredentials: an anonymous user registers, and links email/password",
-        .disabled("enable once registration creates an account, not a user (another branch)"), arguments: StoreKind.available)
+        "linkCredentials: an anonymous user registers, and links email/password", arguments: StoreKind.available)
     func anonymousLinksEmailPassword(kind: StoreKind) async throws {
         try await Self.with(kind) { s, _ in
             var client = RealmWebClient(server: s, app: "webapp")

@@ -29,7 +29,7 @@ struct StoreUpgradeTests {
             try await LiveServer.with(kind, store: old.location) { s in
                 let sessions = try #require(s.server.apps["myapp"]).sessions
                 #expect(try await s.server.store.schemaVersion() == SessionSchema.latestVersion)
-                #expect(try await sessions.user(id: "u1") == UserRecord(id: "u1", createdAt: 100))
+                #expect(try await sessions.user(id: "u1") == UserRecord(id: "u1", createdAt: 100, app: "myapp"))
                 #expect(try await sessions.identities(of: "u1").map(\.subject) == ["s1"])
                 let session = try #require(try await sessions.session(id: "f1"))
                 #expect(session.device == nil && session.revokedAt == nil && session.expiresAt == 4_000_000_000)
@@ -41,6 +41,61 @@ struct StoreUpgradeTests {
                 let access = try #require(refreshed["access_token"])
                 let profile = try await s.call(.GET, LiveServer.base + "/auth/profile", bearer: access)
                 #expect(profile.status == 200 && profile["user_id"] == "u1")
+            }
+        }
+    }
+
+    @Test(
+        "schema 8 rows (one app) join the app at start: the password, the API key and the refresh token of today's code still sign in", arguments: StoreKind.available)
+    func upgradeToSeparateApps(kind: StoreKind) async throws {
+        let token = try RefreshToken.generate(), key = try RefreshToken.generate()
+        let hash = try await PasswordHasher(parameters: Scrypt.Parameters(logN: 10, r: 8, p: 1)).hash("old password").encoded
+        try await Harness.withStore(kind, migratingTo: 8) { old in
+            for sql in [
+                "INSERT INTO users (id, created_at) VALUES ('u1', 100)",
+                """
+                INSERT INTO identities (provider, issuer, subject, user_id, email, email_verified, profile, created_at)
+                VALUES ('local-userpass', '', 'Old@example.com', 'u1', 'Old@example.com', TRUE, NULL, 100)
+                """,
+                """
+                INSERT INTO accounts (user_id, email, email_key, password_hash, confirmed_at, created_at)
+                VALUES ('u1', 'Old@example.com', 'old@example.com', '\(hash)', 100, 100)
+                """,
+                "INSERT INTO api_keys (id, user_id, name, hash, disabled, created_at) VALUES ('k1', 'u1', 'ci', '\(RefreshToken.hash(key))', FALSE, 100)",
+                """
+                INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at)
+                VALUES ('s1', 'u1', 'myapp', 100, 4000000000, 4000000000, 100)
+                """,
+                "INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES ('\(RefreshToken.hash(token))', 's1', 100)",
+                // A user without a session (made by the CLI): a server with one app adopts it too.
+                "INSERT INTO users (id, created_at) VALUES ('u2', 100)",
+                """
+                INSERT INTO identities (provider, issuer, subject, user_id, email, email_verified, profile, created_at)
+                VALUES ('oauth2-google', '', 'g2', 'u2', NULL, FALSE, NULL, 100)
+                """,
+            ] { try await old.executeRaw(sql) }
+            try await old.store.close()
+
+            let apps = #"{ "myapp": { "providers": { "api-key": {}, "local-userpass": { "auto_confirm": true } } } }"#
+            try await LiveServer.with(kind, apps: apps, store: old.location) { s in
+                let refreshed = try await s.call(.POST, LiveServer.base + "/auth/session", bearer: token)
+                #expect(refreshed.status == 201, "\(refreshed.body)")
+                let prefix = LiveServer.base + "/app/myapp/auth/providers/"
+                let password = try await s.call(.POST, prefix + "local-userpass/login", body: #"{"username":"old@example.com","password":"old password"}"#)
+                #expect(password.status == 200 && password["user_id"] == "u1", "\(password.body)")
+                let byKey = try await s.call(.POST, prefix + "api-key/login", body: #"{"key":"\#(key)"}"#)
+                #expect(byKey.status == 200 && byKey["user_id"] == "u1", "\(byKey.body)")
+                let keys = try await s.call(.GET, LiveServer.base + "/auth/api_keys", bearer: token)
+                #expect(keys.status == 200 && keys.body.contains(#""name":"ci""#), "\(keys.body)")
+                // The key's id became an ObjectId (its creation time, then random bytes); the path takes it.
+                let keyID = try #require(keys.json?.arrayValue?.first?.objectValue?["_id"]?.stringValue)
+                #expect(keyID.count == 24 && keyID.hasPrefix("00000064") && ObjectID(hex: keyID) != nil, "\(keyID)")
+                #expect(try await s.call(.GET, LiveServer.base + "/auth/api_keys/" + keyID, bearer: token)["name"] == "ci")
+                let profile = try await s.call(.GET, LiveServer.base + "/auth/profile", bearer: password["access_token"])
+                #expect(profile.status == 200 && profile["user_id"] == "u1")
+                let sessions = try #require(s.server.apps["myapp"]).sessions
+                #expect(try await sessions.user(id: "u2")?.app == "myapp")
+                #expect(try await sessions.identities(of: "u2").map(\.app) == ["myapp"])
             }
         }
     }

@@ -25,7 +25,7 @@ import Testing
             #expect(failed == "function_failed")
             let kept = try #require(handed)
             #expect(kept.purpose == .confirm && kept.email == "five@example.com")
-            #expect(try await a.confirm(token: kept.token, tokenID: kept.tokenID) == kept.userID)
+            #expect(try await a.confirm(token: kept.token, tokenID: kept.tokenID) == kept.accountID)
 
             // A 4xx: refused, and the token is spent.
             let refused = await Conformance.code {

@@ -9,7 +9,7 @@ import Testing
 /// and logs that never hold the token or the address.
 @Suite struct AccountMailTests {
     static let token = AccountToken(
-        purpose: .reset, token: "SECRET-TOKEN-abc", tokenID: "tid-123", userID: "u1",
+        purpose: .reset, token: "SECRET-TOKEN-abc", tokenID: "tid-123", accountID: "u1",
         email: "Ann+x@example.com", expiresAt: 0, createdAt: 0)
 
     @Test func linkPointsAtTheHostedPage() {

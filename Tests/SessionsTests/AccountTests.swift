@@ -35,7 +35,7 @@ import Testing
             #expect(await Conformance.code { try await a.login(email: "alice@example.com", password: "correct horse") } == "email_not_confirmed")
             #expect(await Conformance.code { try await a.login(email: "alice@example.com", password: "wrong horse") } == "login_failed")
             let user = try await a.confirm(token: token.token, tokenID: token.tokenID)
-            #expect(user == token.userID)
+            #expect(user == token.accountID)
             // Compared after NFC and lower-casing; stored as given.
             #expect(try await a.login(email: "ALICE@example.COM", password: "correct horse") == .success(userID: user))
             #expect(try await a.account(email: "alice@EXAMPLE.com")?.email == "Alice@Example.com")
@@ -86,7 +86,11 @@ import Testing
             let clock = TestClock()
             let a = try Self.accounts(t.store, clock)
             let confirm = try await Self.registered(a, "carol@example.com", "old password")
-            let signIn = try await a.sessions.issueTokens(userID: confirm.userID)
+            // Registration makes no user; the account's user comes with its first login (here, directly).
+            #expect(try await a.sessions.user(id: confirm.accountID) == nil)
+            let user = try await a.user(of: try #require(try await a.account(email: "carol@example.com")))
+            #expect(user == confirm.accountID)
+            let signIn = try await a.sessions.issueTokens(userID: user)
             let reset = try #require(try await a.issueReset(email: "Carol@example.com"))
             #expect(reset.email == "carol@example.com" && reset.expiresAt == clock.now + 1800)
             // Too short: refused, and the link still works.
@@ -96,7 +100,7 @@ import Testing
             try await a.resetPassword(token: reset.token, tokenID: reset.tokenID, newPassword: "new password")
             #expect(await Conformance.code { try await a.resetPassword(token: reset.token, tokenID: reset.tokenID, newPassword: "newer password") } == "userpass_token_invalid")
             // Confirmed by the reset; the old password is gone; the old session ended.
-            #expect(try await a.login(email: "carol@example.com", password: "new password") == .success(userID: confirm.userID))
+            #expect(try await a.login(email: "carol@example.com", password: "new password") == .success(userID: user))
             #expect(await Conformance.code { try await a.login(email: "carol@example.com", password: "old password") } == "login_failed")
             #expect(await Conformance.code { try await a.sessions.refresh(signIn.refreshToken) } == "refresh_token_revoked")
         }
@@ -121,7 +125,7 @@ import Testing
             clock.advance(1800)
             #expect(await Conformance.code { try await a.resetPassword(token: reset.token, tokenID: reset.tokenID, newPassword: "later password") } == bad)
             clock.advance(86_400 - 1800 - 1)
-            #expect(try await a.confirm(token: dave.token, tokenID: dave.tokenID) == dave.userID)
+            #expect(try await a.confirm(token: dave.token, tokenID: dave.tokenID) == dave.accountID)
             clock.advance(1)
             #expect(await Conformance.code { try await a.confirm(token: erin.token, tokenID: erin.tokenID) } == bad)
             // Tokens are stored hashed: the raw token appears nowhere.

@@ -54,12 +54,14 @@ extension AuthServer {
         addAccountPageRoutes(to: routes)
     }
 
-    /// The `local-userpass` login body `{"username","password"}`: the user id, or `login_failed`,
-    /// `email_not_confirmed`, or 429 while `failed_login_per_account` holds for the email.
-    func userpassLogin(_ body: RequestJSON, _ context: AuthRequestContext) async throws -> String {
+    /// The `local-userpass` login body `{"username","password"}`: the user id (the account's
+    /// first login creates it; with `linkingTo`, the account joins that user), or `login_failed`,
+    /// `email_not_confirmed`, `identity_in_use`, or 429 while `failed_login_per_account` holds for the email.
+    func userpassLogin(_ body: RequestJSON, _ context: AuthRequestContext, linkingTo target: String? = nil) async throws -> String {
         let accounts = try userpass(context)
         let email = try body.string("username", maxBytes: 1024), password = try body.string("password", maxBytes: 4096)
-        switch try await accounts.manager.login(email: email, password: password, failureLimit: config.limits.failedLoginPerAccount) {
+        let limit = config.limits.failedLoginPerAccount
+        switch try await accounts.manager.login(email: email, password: password, failureLimit: limit, linkingTo: target) {
         case .success(let userID):
             return userID
         case .throttled(let after):

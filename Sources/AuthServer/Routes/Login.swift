@@ -18,18 +18,22 @@ extension AuthServer {
             if provider == "anon-user" {
                 try await self.throttle("anon_addr:" + (context.clientAddress ?? ""), self.config.limits.anonymousPerAddress, context)
             }
+            let link = request.uri.queryParameters.get("link") == "true"
+            if link, context.session == nil { throw TokenError(.invalidSession, "linking needs an access token") }
+            // An email/password account is joined to the bearer's user by its login itself.
             let credential: LoginProviders.Credential =
                 provider == "local-userpass"
-                ? .user(try await self.userpassLogin(body, context))
+                ? .user(try await self.userpassLogin(body, context, linkingTo: link ? context.session?.userID : nil))
                 : try await providers.credential(provider, body: body, sessions: app.sessions)
 
-            if request.uri.queryParameters.get("link") == "true" {
-                guard let session = context.session else { throw TokenError(.invalidSession, "linking needs an access token") }
-                guard case .identity(let identity, let keep) = credential else {
-                    throw TokenError(.invalidParameter, "an \(provider) credential cannot be linked")
+            if link, let session = context.session {
+                switch credential {
+                case .identity(let identity, let keep):
+                    try await app.sessions.link(identity, to: session.userID)
+                    if let keep { try await app.sessions.keepProviderToken(keep, provider: identity.provider, subject: identity.subject) }
+                case .user: break
+                case .apiKey: throw TokenError(.invalidParameter, "an \(provider) credential cannot be linked")
                 }
-                try await app.sessions.link(identity, to: session.userID)
-                if let keep { try await app.sessions.keepProviderToken(keep, provider: identity.provider, subject: identity.subject) }
                 let access = try await app.sessions.accessToken(forSession: session.sessionID, userID: session.userID)
                 return JSONResponse.ok(
                     ["access_token": .string(access), "user_id": .string(session.userID), "device_id": .string(device.id)],
@@ -43,6 +47,8 @@ extension AuthServer {
                 if let keep { try await app.sessions.keepProviderToken(keep, provider: identity.provider, subject: identity.subject) }
             case .user(let userID):
                 tokens = try await app.sessions.issueTokens(userID: userID, clientID: app.config.id, device: device.json)
+            case .apiKey(let userID, let keyID):
+                tokens = try await app.sessions.issueTokens(userID: userID, clientID: app.config.id, device: device.json, apiKeyID: keyID)
             }
             return JSONResponse.ok(
                 [
@@ -65,7 +71,7 @@ struct Device: Sendable {
 
     init(_ body: RequestJSON, unixSeconds: Int64) throws {
         let device = try body.optionalObject("options")?.optionalObject("device")
-        id = try device.flatMap(Self.givenID) ?? ObjectID.make(unixSeconds: unixSeconds)
+        id = try device.flatMap(Self.givenID) ?? ObjectID.make(at: unixSeconds).hex
         var kept: JSONObject = ["deviceId": .string(id)]
         for name in Self.members {
             if let v = try device?.optionalString(name, maxBytes: 256) { kept[name] = .string(v) }
@@ -84,7 +90,7 @@ struct Device: Sendable {
         }
         guard let hex else { throw TokenError(.invalidParameter, "\"deviceId\" must be 24 hex digits or {\"$oid\": 24 hex digits}") }
         if hex.isEmpty { return nil }
-        guard ObjectID.isValid(hex) else { throw TokenError(.invalidParameter, "\"deviceId\" must be 24 hex digits") }
+        guard ObjectID(hex: hex) != nil else { throw TokenError(.invalidParameter, "\"deviceId\" must be 24 hex digits") }
         let lower = hex.lowercased()
         return lower.allSatisfy { $0 == "0" } ? nil : lower
     }

@@ -70,6 +70,7 @@ public struct AuthServer: Sendable {
             let hasher = try PasswordHasher()  // one for the server: its bound holds across apps
             for (id, app) in config.apps {
                 var s = SessionConfiguration(issuer: config.publicURL, audience: id, defaultClientID: id)
+                s.app = id
                 s.accessTokenLifetime = app.accessTokenTTL
                 s.refreshAbsoluteLifetime = app.refreshTokenTTL
                 s.refreshIdleLifetime = app.refreshTokenTTL
@@ -88,6 +89,9 @@ public struct AuthServer: Sendable {
             shared.reuseGraceInterval = apps.values.map(\.sessions.configuration.reuseGraceInterval).max() ?? shared.reuseGraceInterval
             let sharedSessions = SessionManager(store: store, configuration: shared)
             _ = try await sharedSessions.keyRing.activeKey()
+            // Users written before apps were separate join their app (docs/stores.md "Apps").
+            let adopted = try await SessionManager.adoptLegacyUsers(store: store, apps: Array(apps.keys), at: Int64(sharedSessions.configuration.clock.now().timeIntervalSince1970))
+            if adopted > 0 { logger.notice("users of earlier releases joined their app", metadata: ["users": .stringConvertible(adopted)]) }
             return AuthServer(
                 config: config, store: store, apps: apps, appIDs: Set(apps.keys), sharedSessions: sharedSessions,
                 createdMasterKeyFile: created, providers: providers,

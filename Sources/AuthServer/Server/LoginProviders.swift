@@ -21,8 +21,10 @@ struct LoginProviders: Sendable {
         /// An identity to find or create the user of; with a provider token to keep (Apple's refresh
         /// token, as ``KeptProviderToken/stored``).
         case identity(Identity, keep: String?)
-        /// An existing user (an API key signs in as its owner).
+        /// An existing user (an email/password account's).
         case user(String)
+        /// An API key's owner, signing in with that key (the session ends with the key).
+        case apiKey(userID: String, keyID: String)
     }
 
     init(app: AppConfig, config: ServerConfig, transport: any HTTPTransport) throws {
@@ -84,7 +86,8 @@ struct LoginProviders: Sendable {
             case "anon-user":
                 return .identity(Identity(provider: provider, subject: try RandomToken.id()), keep: nil)
             case "api-key":
-                return .user(try await sessions.userID(forAPIKey: try body.string("key", maxBytes: 256)))
+                let key = try await sessions.apiKey(forKey: try body.string("key", maxBytes: 256))
+                return .apiKey(userID: key.userID, keyID: key.id)
             case "custom-token":
                 guard let customToken else { break }
                 return .identity(named(try await customToken.verify(token: try body.string("token")), provider), keep: nil)

@@ -40,8 +40,8 @@ extension AccountManager {
         let issued = try await issueConfirmation(email: email)
         let token = try issued ?? decoy(.confirm, email: email, lifetime: policy.confirmTokenLifetime)
         return try await decide(token, stored: issued != nil, refusal: "the confirmation function refused", call) {
-            let userID = try await confirm(token: token.token, tokenID: token.tokenID)
-            guard let account = try await sessions.store.transaction({ tx in try await tx.account(userID: userID) }) else {
+            let accountID = try await confirm(token: token.token, tokenID: token.tokenID)
+            guard let account = try await sessions.store.transaction({ tx in try await tx.account(id: accountID, forUpdate: false) }) else {
                 throw TokenError(.userNotFound, "the account is gone")
             }
             return account

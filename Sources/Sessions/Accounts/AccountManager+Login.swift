@@ -2,7 +2,7 @@ import Foundation
 import JOSE
 
 extension AccountManager {
-    /// The outcome of ``login(email:password:failureLimit:)`` other than an error.
+    /// The outcome of ``login(email:password:failureLimit:linkingTo:)`` other than an error.
     public enum Login: Sendable, Hashable {
         /// The password is right; issue tokens for `userID`.
         case success(userID: String)
@@ -15,10 +15,13 @@ extension AccountManager {
     /// failure takes as long either way; a hash with weaker parameters than the policy's is
     /// replaced by a new one. With `failureLimit`, failures are counted per email (registered or
     /// not, so the limit tells nothing) under the key `fail_acct:<email key>`, and while the limit
-    /// is reached every attempt is refused without checking the password.
+    /// is reached every attempt is refused without checking the password. The account's first
+    /// login creates its user; with `linkingTo`, the account joins that user instead (see
+    /// ``user(of:linkingTo:)``).
     /// - Throws: `login_failed` (the email or the password is wrong), `email_not_confirmed` (only
-    ///   after the right password), `too_many_requests` (hashing queue full), `store_unavailable`.
-    public func login(email: String, password: String, failureLimit: RateLimit? = nil) async throws -> Login {
+    ///   after the right password), `identity_in_use` (linking an account another user has),
+    ///   `too_many_requests` (hashing queue full), `store_unavailable`.
+    public func login(email: String, password: String, failureLimit: RateLimit? = nil, linkingTo target: String? = nil) async throws -> Login {
         let failed = TokenError(.loginFailed, "the email or the password is wrong")
         // Bounded before any work; the key is what the limit counts, whatever the shape of the email.
         guard email.utf8.count <= PasswordRule.maxEmailBytes, password.utf8.count <= 4 * PasswordRule.maxLength else { throw failed }
@@ -27,7 +30,8 @@ extension AccountManager {
         if let failureLimit, case .refused(let after) = try await throttle.check(throttleKey, limit: failureLimit) {
             return .throttled(retryAfter: after)
         }
-        let account = try await sessions.store.transaction { tx in try await tx.account(emailKey: key) }
+        let app = sessions.configuration.app
+        let account = try await sessions.store.transaction { tx in try await tx.account(app: app, emailKey: key) }
         let stored = account.flatMap { try? PasswordHash(parsing: $0.passwordHash) }
         let ok = if let stored { try await hasher.verify(password, against: stored) } else { try await hasher.verifyDummy(password) }
         guard ok, let account, let stored else {
@@ -39,10 +43,10 @@ extension AccountManager {
             let upgraded = try await hasher.hash(password).encoded
             // Only over the hash just checked: a concurrent reset wins.
             _ = try await sessions.store.transaction { tx in
-                try await tx.updatePasswordHash(userID: account.userID, hash: upgraded, expected: account.passwordHash)
+                try await tx.updatePasswordHash(accountID: account.id, hash: upgraded, expected: account.passwordHash)
             }
         }
-        return .success(userID: account.userID)
+        return .success(userID: try await user(of: account, linkingTo: target))
     }
 }
 
@@ -61,8 +65,14 @@ extension AccountManager {
         guard (1...128).contains(token.utf8.count), (1...128).contains(tokenID.utf8.count) else { return .invalid }
         let hash = AccountToken.hash(token)
         let now = sessions.configuration.now
-        guard let record = try await sessions.store.transaction({ tx in try await tx.accountToken(hash: hash) }),
-            record.purpose == purpose, ConstantTime.equals(Array(record.tokenID.utf8), Array(tokenID.utf8))
+        let app = sessions.configuration.app
+        let found = try await sessions.store.transaction { tx -> AccountTokenRecord? in
+            guard let record = try await tx.accountToken(hash: hash), try await tx.account(id: record.accountID, forUpdate: false)?.app == app else {
+                return nil
+            }
+            return record
+        }
+        guard let record = found, record.purpose == purpose, ConstantTime.equals(Array(record.tokenID.utf8), Array(tokenID.utf8))
         else { return .invalid }
         if record.usedAt != nil { return .used }
         return record.expiresAt <= now ? .expired : .invalid

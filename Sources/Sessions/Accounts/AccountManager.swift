@@ -33,13 +33,15 @@ public struct AccountManager: Sendable {
 
     /// The outcome of ``register(email:password:)``; the caller answers both alike.
     public enum Registration: Sendable, Hashable {
-        /// A new user; `confirmation` is the token to mail, `nil` under `autoConfirm`.
-        case created(userID: String, confirmation: AccountToken?)
+        /// A new account (its user comes with its first login); `confirmation` is the token to
+        /// mail, `nil` under `autoConfirm`.
+        case created(accountID: String, confirmation: AccountToken?)
         /// The address (as normalised) is taken; mail its owner a notice at `email`.
         case taken(email: String)
     }
 
-    /// Registers a new user with an unconfirmed account (confirmed at once under `autoConfirm`).
+    /// Registers an unconfirmed account (confirmed at once under `autoConfirm`), without a user:
+    /// its first login creates the user, or a link joins it to an existing one.
     /// - Throws: `invalid_email`, `invalid_password`, `too_many_requests` (hashing queue full),
     ///   `store_unavailable`.
     public func register(email: String, password: String) async throws -> Registration {
@@ -49,6 +51,7 @@ public struct AccountManager: Sendable {
         let hash = try await hasher.hash(password).encoded
         let key = PasswordRule.emailKey(email)
         let now = sessions.configuration.now
+        let app = sessions.configuration.app
         let autoConfirm = policy.autoConfirm
         let issued =
             autoConfirm
@@ -57,24 +60,20 @@ public struct AccountManager: Sendable {
                 purpose: .confirm, email: email, now: now,
                 lifetime: policy.confirmTokenLifetime)
         for _ in 0..<3 {
-            let userID = try SessionManager.newUserID()
+            let accountID = try SessionManager.newUserID()
             do {
                 return try await sessions.store.transaction { tx in
-                    if let existing = try await tx.account(emailKey: key) { return .taken(email: existing.email) }
-                    try await tx.insertUser(UserRecord(id: userID, createdAt: now))
-                    let identity = IdentityRecord(
-                        provider: policy.provider, subject: email, userID: userID, email: email,
-                        emailVerified: autoConfirm, createdAt: now)
-                    guard try await tx.insertIdentity(identity),
+                    if let existing = try await tx.account(app: app, emailKey: key) { return .taken(email: existing.email) }
+                    guard
                         try await tx.insertAccount(
                             AccountRecord(
-                                userID: userID, email: email, emailKey: key, passwordHash: hash,
-                                confirmedAt: autoConfirm ? now : nil, createdAt: now))
+                                id: accountID, userID: nil, email: email, emailKey: key, passwordHash: hash,
+                                confirmedAt: autoConfirm ? now : nil, createdAt: now, app: app))
                     else { throw AccountRaceLost() }
-                    guard var token = issued else { return .created(userID: userID, confirmation: nil) }
-                    token.userID = userID
+                    guard var token = issued else { return .created(accountID: accountID, confirmation: nil) }
+                    token.accountID = accountID
                     try await tx.insertAccountToken(token.record)
-                    return .created(userID: userID, confirmation: token)
+                    return .created(accountID: accountID, confirmation: token)
                 }
             } catch is AccountRaceLost {
                 continue  // a concurrent registration took the address: read again, answer `taken`
@@ -97,20 +96,21 @@ public struct AccountManager: Sendable {
     }
 
     /// Confirms the account whose confirmation token this is, spending the token.
-    /// - Returns: the user id.
+    /// - Returns: the account id.
     /// - Throws: `userpass_token_invalid` for an unknown, used, expired or mismatched token.
     @discardableResult
     public func confirm(token: String, tokenID: String) async throws -> String {
         let now = sessions.configuration.now
+        let app = sessions.configuration.app
         return try await sessions.store.transaction { tx in
-            let record = try await Self.spend(tx, .confirm, token: token, tokenID: tokenID, now: now)
-            _ = try await tx.confirmAccount(userID: record.userID, at: now)
-            return record.userID
+            let record = try await Self.spend(tx, .confirm, token: token, tokenID: tokenID, now: now, app: app)
+            _ = try await tx.confirmAccount(id: record.accountID, at: now)
+            return record.accountID
         }
     }
 
-    /// Sets a new password with a reset token: spends the token, confirms the account and ends
-    /// every session of the user. The password is checked before the token is spent, so a
+    /// Sets a new password with a reset token: spends the token, confirms the account, ends
+    /// every session of the user and disables its API keys. The password is checked before the token is spent, so a
     /// too-short password leaves the link usable.
     /// - Returns: the account (its email, for the notice mail).
     /// - Throws: `invalid_password`, `userpass_token_invalid`, `too_many_requests`, `store_unavailable`.
@@ -123,9 +123,10 @@ public struct AccountManager: Sendable {
     /// ``resetPassword(token:tokenID:newPassword:)`` with the new password already hashed.
     func resetPassword(token: String, tokenID: String, hash: String) async throws -> AccountRecord {
         let now = sessions.configuration.now
+        let app = sessions.configuration.app
         return try await sessions.store.transaction { tx in
-            let record = try await Self.spend(tx, .reset, token: token, tokenID: tokenID, now: now)
-            return try await Self.setPassword(tx, userID: record.userID, hash: hash, now: now)
+            let record = try await Self.spend(tx, .reset, token: token, tokenID: tokenID, now: now, app: app)
+            return try await Self.setPassword(tx, accountID: record.accountID, hash: hash, now: now)
         }
     }
 
@@ -133,7 +134,8 @@ public struct AccountManager: Sendable {
     public func account(email: String) async throws -> AccountRecord? {
         guard email.utf8.count <= PasswordRule.maxEmailBytes else { return nil }
         let key = PasswordRule.emailKey(email)
-        return try await sessions.store.transaction { tx in try await tx.account(emailKey: key) }
+        let app = sessions.configuration.app
+        return try await sessions.store.transaction { tx in try await tx.account(app: app, emailKey: key) }
     }
 
     // MARK: - internals
@@ -146,34 +148,46 @@ public struct AccountManager: Sendable {
         let key = PasswordRule.emailKey(email)
         let now = sessions.configuration.now
         let made = try AccountToken.make(purpose: purpose, email: email, now: now, lifetime: lifetime)
+        let app = sessions.configuration.app
         return try await sessions.store.transaction { tx in
-            guard let account = try await tx.account(emailKey: key), eligible(account) else { return nil }
+            guard let account = try await tx.account(app: app, emailKey: key), eligible(account) else { return nil }
             var token = made
-            token.userID = account.userID
+            token.accountID = account.id
             token.email = account.email
             try await tx.insertAccountToken(token.record)
             return token
         }
     }
 
+    /// Spends a token of `app`'s accounts. A token of another app's account is invalid here, and
+    /// the transaction's roll-back leaves it unspent.
     static func spend(
         _ tx: any SessionStoreTransaction, _ purpose: AccountTokenRecord.Purpose, token: String, tokenID: String,
-        now: Int64
+        now: Int64, app: String
     ) async throws -> AccountTokenRecord {
         let invalid = TokenError(.userpassTokenInvalid, "the link is invalid, already used or expired")
         guard (1...128).contains(token.utf8.count), (1...128).contains(tokenID.utf8.count) else { throw invalid }
         let hash = AccountToken.hash(token)
-        guard let record = try await tx.spendAccountToken(hash: hash, tokenID: tokenID, purpose: purpose, at: now) else { throw invalid }
+        guard let record = try await tx.spendAccountToken(hash: hash, tokenID: tokenID, purpose: purpose, at: now),
+            try await tx.account(id: record.accountID, forUpdate: false)?.app == app
+        else { throw invalid }
         return record
     }
 
-    private static func setPassword(_ tx: any SessionStoreTransaction, userID: String, hash: String, now: Int64) async throws -> AccountRecord {
-        guard var account = try await tx.account(userID: userID),
-            try await tx.updatePasswordHash(userID: userID, hash: hash, expected: nil)
-        else { throw TokenError(.userNotFound, "no account for that user") }
-        _ = try await tx.confirmAccount(userID: userID, at: now)
-        for session in try await tx.sessions(userID: userID) where session.revokedAt == nil {
-            _ = try await tx.revokeSession(id: session.id, at: now, reason: "password_reset")
+    private static func setPassword(_ tx: any SessionStoreTransaction, accountID: String, hash: String, now: Int64) async throws -> AccountRecord {
+        guard var account = try await tx.account(id: accountID, forUpdate: false),
+            try await tx.updatePasswordHash(accountID: accountID, hash: hash, expected: nil)
+        else { throw TokenError(.userNotFound, "no such account") }
+        _ = try await tx.confirmAccount(id: accountID, at: now)
+        if let userID = account.userID {
+            for session in try await tx.sessions(userID: userID) where session.revokedAt == nil {
+                _ = try await tx.revokeSession(id: session.id, at: now, reason: "password_reset")
+            }
+            // A key made by whoever held the account before the reset must not outlive it; the
+            // owner enables again the keys it still needs.
+            for key in try await tx.apiKeys(userID: userID) where !key.disabled {
+                _ = try await tx.setAPIKeyDisabled(id: key.id, userID: userID, disabled: true)
+            }
         }
         account.passwordHash = hash
         account.confirmedAt = account.confirmedAt ?? now

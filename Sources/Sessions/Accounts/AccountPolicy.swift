@@ -40,7 +40,8 @@ public struct AccountToken: Sendable, Hashable {
     public var token: String
     /// 16 random bytes, base64url: travels with the token (`tokenId`).
     public var tokenID: String
-    public var userID: String
+    /// The account's id.
+    public var accountID: String
     /// The account's email as registered: where the mail goes.
     public var email: String
     public var expiresAt: Int64
@@ -49,12 +50,12 @@ public struct AccountToken: Sendable, Hashable {
     static func make(purpose: AccountTokenRecord.Purpose, email: String, now: Int64, lifetime: Int64) throws -> AccountToken {
         AccountToken(
             purpose: purpose, token: Base64URL.encode(try SecureRandom.bytes(32)), tokenID: Base64URL.encode(try SecureRandom.bytes(16)),
-            userID: "", email: email, expiresAt: now + lifetime, createdAt: now)
+            accountID: "", email: email, expiresAt: now + lifetime, createdAt: now)
     }
 
     static func hash(_ token: String) -> String { Base64URL.encode(SHA2.sha256(Array(token.utf8))) }
 
     var record: AccountTokenRecord {
-        AccountTokenRecord(hash: Self.hash(token), tokenID: tokenID, userID: userID, purpose: purpose, createdAt: createdAt, expiresAt: expiresAt)
+        AccountTokenRecord(hash: Self.hash(token), tokenID: tokenID, accountID: accountID, purpose: purpose, createdAt: createdAt, expiresAt: expiresAt)
     }
 }

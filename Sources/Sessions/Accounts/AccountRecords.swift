@@ -1,8 +1,16 @@
 /// Rows of the email/password accounts, as the stores keep them (times in Unix seconds).
 
-/// The email/password account of a user: at most one per user, one per normalised email.
+/// An email/password account: one per normalised email and app, registered before any user
+/// exists; its first login creates its user, or a link joins it to an existing one (at most one
+/// account per user).
 public struct AccountRecord: Sendable, Hashable {
-    public var userID: String
+    /// The app the account was registered in.
+    public var app: String
+    /// The account's id: also the id of the user its first login creates (an account made before
+    /// schema step 10 has its user's id).
+    public var id: String
+    /// The user the account signs in as; `nil` until its first login or a link.
+    public var userID: String?
     /// The email as the user typed it at registration.
     public var email: String
     /// The email after NFC normalisation and lower-casing: what addresses are compared by (unique).
@@ -13,7 +21,11 @@ public struct AccountRecord: Sendable, Hashable {
     public var confirmedAt: Int64?
     public var createdAt: Int64
 
-    public init(userID: String, email: String, emailKey: String, passwordHash: String, confirmedAt: Int64? = nil, createdAt: Int64) {
+    public init(
+        id: String, userID: String?, email: String, emailKey: String, passwordHash: String, confirmedAt: Int64? = nil, createdAt: Int64, app: String = ""
+    ) {
+        self.app = app
+        self.id = id
         self.userID = userID
         self.email = email
         self.emailKey = emailKey
@@ -34,16 +46,17 @@ public struct AccountTokenRecord: Sendable, Hashable {
     public var hash: String
     /// The public half that travels with the token (`tokenId`); must match on use.
     public var tokenID: String
-    public var userID: String
+    /// The account the token confirms or resets.
+    public var accountID: String
     public var purpose: Purpose
     public var createdAt: Int64
     public var expiresAt: Int64
     public var usedAt: Int64?
 
-    public init(hash: String, tokenID: String, userID: String, purpose: Purpose, createdAt: Int64, expiresAt: Int64, usedAt: Int64? = nil) {
+    public init(hash: String, tokenID: String, accountID: String, purpose: Purpose, createdAt: Int64, expiresAt: Int64, usedAt: Int64? = nil) {
         self.hash = hash
         self.tokenID = tokenID
-        self.userID = userID
+        self.accountID = accountID
         self.purpose = purpose
         self.createdAt = createdAt
         self.expiresAt = expiresAt

@@ -11,7 +11,10 @@ extension SessionManager {
             guard let session = try await tx.session(id: sessionID, forUpdate: false), session.isLive(at: now), session.userID == userID else {
                 throw TokenError(.sessionRevoked, "the session is not live")
             }
-            if try await tx.user(id: userID)?.disabledAt != nil { throw TokenError(.userDisabled, "the user is disabled") }
+            guard let user = try await tx.user(id: userID), user.app == configuration.app else {
+                throw TokenError(.sessionRevoked, "the session is not live")
+            }
+            if user.disabledAt != nil { throw TokenError(.userDisabled, "the user is disabled") }
             guard let key = try await tx.activeSigningKey() else { throw TokenError(.storeUnavailable, "no signing key") }
             return (session, try keyRing.signer(for: key))
         }
@@ -45,12 +48,13 @@ extension SessionManager {
         return removed
     }
 
-    /// Keeps a provider token (Apple's refresh token) with an identity, sealed under the master key.
+    /// Keeps a provider token (Apple's refresh token) with an identity of this manager's app, sealed under the master key.
     /// - Throws: `invalid_configuration` without a master key; `store_unavailable`.
     public func keepProviderToken(_ token: String, provider: String, subject: String) async throws {
         guard let master = configuration.masterKey else { throw TokenError(.invalidConfiguration, "a master key is needed to keep provider tokens") }
         let sealed = Base64URL.encode(try AESGCM.seal(Array(token.utf8), key: master, authenticating: Array("\(provider)\u{0}\(subject)".utf8)))
-        try await store.transaction { tx in try await tx.setSealedProviderToken(provider: provider, subject: subject, sealed: sealed) }
+        let app = configuration.app
+        try await store.transaction { tx in try await tx.setSealedProviderToken(app: app, provider: provider, subject: subject, sealed: sealed) }
     }
 
     /// The provider tokens kept for a user's identities, unsealed: `(provider, token)` pairs.

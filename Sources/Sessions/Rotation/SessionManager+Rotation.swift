@@ -92,7 +92,10 @@ extension SessionManager {
             if let revokedAt = session.revokedAt { return (.revoked(session, revokedAt), nil, nil) }
             if now >= session.expiresAt || now >= session.idleExpiresAt { return (.expired(session), nil, nil) }
             if choice.mode == .keep, token.usedAt != nil { return (.spent, nil, nil) }
-            if try await tx.user(id: session.userID)?.disabledAt != nil { return (.disabled, nil, nil) }
+            let user = try await tx.user(id: session.userID)
+            // A user belongs to one app: a session of its user in another app is not this app's.
+            if let user, user.app != manager.configuration.app { return (.otherClient, nil, nil) }
+            if user?.disabledAt != nil { return (.disabled, nil, nil) }
             if let active { try await manager.keyRing.recordUse(of: active, in: tx) }
             let outcome: Outcome
             switch choice.mode {

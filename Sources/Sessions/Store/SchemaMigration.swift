@@ -30,6 +30,9 @@ public enum SessionSchema {
         "add_accounts",  // 6: accounts, account_tokens, throttle_events
         "rename_families_to_sessions",  // 7: table families → sessions, refresh_tokens.family_id → session_id, their indexes
         "add_throttle_count",  // 8: PostgreSQL: the function counting a throttle event in one statement (SQLite: nothing)
+        "add_apps",  // 9: users.app; identities keyed by (app, provider, issuer, subject), accounts by (app, email_key)
+        "add_account_ids",  // 10: accounts.id (an account before its user), nullable unique accounts.user_id; account_tokens.account_id
+        "add_api_key_object_ids",  // 11: api_keys.id as ObjectIds (existing keys given one); sessions.api_key_id
     ]
 
     /// The newest schema version this code knows.

@@ -71,10 +71,10 @@ public protocol SessionStoreTransaction: Sendable {
     /// Deletes the user, its identities, its API keys, its sessions and their refresh tokens; nothing else.
     /// - Returns: `false` when no such user exists.
     func deleteUser(id: String) async throws -> Bool
-    /// Inserts an identity unless `(provider, issuer, subject)` already exists.
+    /// Inserts an identity unless `(app, provider, issuer, subject)` already exists.
     /// - Returns: `false` when it already exists (whoever owns it).
     func insertIdentity(_ identity: IdentityRecord) async throws -> Bool
-    func identity(provider: String, issuer: String, subject: String) async throws -> IdentityRecord?
+    func identity(app: String, provider: String, issuer: String, subject: String) async throws -> IdentityRecord?
     func identities(userID: String) async throws -> [IdentityRecord]
 
     // MARK: sessions and refresh tokens
@@ -119,8 +119,8 @@ public protocol SessionStoreTransaction: Sendable {
     // MARK: server state (schema step 4)
     /// Sets or clears a user's `disabled_at`. - Returns: `false` when no such user exists.
     func setUserDisabled(id: String, at time: Int64?) async throws -> Bool
-    /// Stores (or clears) an identity's sealed provider token.
-    func setSealedProviderToken(provider: String, subject: String, sealed: String?) async throws
+    /// Stores (or clears) the sealed provider token of an app's identity (built-in provider: empty issuer).
+    func setSealedProviderToken(app: String, provider: String, subject: String, sealed: String?) async throws
     /// Users whose only identities are of `provider`, created before `before` and with no
     /// session used since then; at most `limit`.
     func idleUsers(onlyProvider provider: String, before: Int64, limit: Int) async throws -> [String]
@@ -133,18 +133,25 @@ public protocol SessionStoreTransaction: Sendable {
     func setAPIKeyDisabled(id: String, userID: String, disabled: Bool) async throws -> Bool
     /// - Returns: `false` when the user has no key with that id.
     func deleteAPIKey(id: String, userID: String) async throws -> Bool
+    /// Revokes the live sessions an API key opened. - Returns: how many.
+    func revokeSessions(apiKeyID: String, at time: Int64, reason: String) async throws -> Int
 
     // MARK: email/password accounts and throttling
-    /// Inserts an account unless one with the same ``AccountRecord/emailKey`` exists.
-    /// - Returns: `false` when the email is taken.
+    /// Inserts an account unless one with the same ``AccountRecord/app`` and ``AccountRecord/emailKey`` exists.
+    /// - Returns: `false` when the email is taken in that app.
     func insertAccount(_ account: AccountRecord) async throws -> Bool
-    func account(emailKey: String) async throws -> AccountRecord?
+    func account(app: String, emailKey: String) async throws -> AccountRecord?
+    /// The account joined to a user, if any.
     func account(userID: String) async throws -> AccountRecord?
+    /// Reads an account by id; with `forUpdate`, locks it until the transaction ends (where the store has row locks).
+    func account(id: String, forUpdate: Bool) async throws -> AccountRecord?
+    /// Joins an account to a user unless it already has one. - Returns: `true` when this call joined it.
+    func setAccountUser(id: String, userID: String) async throws -> Bool
     /// Replaces the password hash; with `expected`, only if the stored hash is still that one.
     /// - Returns: `true` when a row changed.
-    func updatePasswordHash(userID: String, hash: String, expected: String?) async throws -> Bool
+    func updatePasswordHash(accountID: String, hash: String, expected: String?) async throws -> Bool
     /// Sets `confirmed_at` unless already set. - Returns: `true` when this call confirmed it.
-    func confirmAccount(userID: String, at time: Int64) async throws -> Bool
+    func confirmAccount(id: String, at time: Int64) async throws -> Bool
     func insertAccountToken(_ token: AccountTokenRecord) async throws
     func accountToken(hash: String) async throws -> AccountTokenRecord?
     /// Marks the token used: `UPDATE … SET used_at = at WHERE hash = $hash AND token_id = $id
@@ -157,14 +164,33 @@ public protocol SessionStoreTransaction: Sendable {
     /// The number of events of `key` at or after `since`, and the oldest of them.
     func throttleEvents(key: String, since: Int64) async throws -> (count: Int, oldest: Int64?)
     func insertThrottleEvent(key: String, at time: Int64, expiresAt: Int64) async throws
+    // MARK: apps (schema step 9)
+    /// Gives users of the empty app (rows written before schema step 9) the app `app`, with their
+    /// identities and accounts: with `bySessions`, only users whose most recently used session
+    /// has `client_id` = `app`; without, every such user. An identity or account whose key is
+    /// already taken in `app` stays where it is. Sessions of the users moved whose `client_id` is
+    /// another app of `apps` end at `time` (reason `app`): a user belongs to one app.
+    /// - Returns: how many users moved.
+    func adoptLegacyUsers(app: String, bySessions: Bool, apps: [String], at time: Int64) async throws -> Int
+
     /// Deletes throttle events past their window, account tokens used or expired before `now`.
     /// - Returns: the number of rows removed.
     func purgeAccounts(now: Int64) async throws -> Int
 }
 
 extension SessionStoreTransaction {
-    /// A built-in provider's identity (empty issuer).
+    /// A built-in provider's identity (empty issuer) in the empty app.
     public func identity(provider: String, subject: String) async throws -> IdentityRecord? {
-        try await identity(provider: provider, issuer: "", subject: subject)
+        try await identity(app: "", provider: provider, issuer: "", subject: subject)
+    }
+
+    /// An identity of the empty app (a library's one space of users).
+    public func identity(provider: String, issuer: String, subject: String) async throws -> IdentityRecord? {
+        try await identity(app: "", provider: provider, issuer: issuer, subject: subject)
+    }
+
+    /// The account of the empty app (a library's one space of users) registered under `emailKey`.
+    public func account(emailKey: String) async throws -> AccountRecord? {
+        try await account(app: "", emailKey: emailKey)
     }
 }

@@ -6,22 +6,30 @@ import JOSE
 /// decides what they mean. Nothing here is a secret: refresh tokens appear only as SHA-256
 /// hashes, and a successor token only sealed under a key derived from its predecessor.
 
-/// A user: an id, and when it was disabled. Applications keep their own profile data elsewhere.
+/// A user: an id, the app it belongs to, and when it was disabled. Applications keep their own
+/// profile data elsewhere.
 public struct UserRecord: Sendable, Hashable {
     public var id: String
     public var createdAt: Int64
     /// When the user was disabled (no sign-in, no refresh); `nil` while enabled.
     public var disabledAt: Int64?
+    /// The app the user signed up in (``SessionConfiguration/app``): its identities, account, API
+    /// keys, tokens and sessions are that app's alone. Empty for a library's single space of
+    /// users, and for rows written before schema step 9 until a server adopts them.
+    public var app: String
 
-    public init(id: String, createdAt: Int64, disabledAt: Int64? = nil) {
+    public init(id: String, createdAt: Int64, disabledAt: Int64? = nil, app: String = "") {
         self.id = id
         self.createdAt = createdAt
         self.disabledAt = disabledAt
+        self.app = app
     }
 }
 
-/// One identity (provider, issuer, subject) of a user, unique across users.
+/// One identity (app, provider, issuer, subject) of a user, unique across users.
 public struct IdentityRecord: Sendable, Hashable {
+    /// The app of the identity's user: the same provider subject in two apps is two identities.
+    public var app: String
     public var provider: String
     /// A custom provider's verified issuer; empty for the built-in providers.
     public var issuer: String
@@ -38,8 +46,9 @@ public struct IdentityRecord: Sendable, Hashable {
 
     public init(
         provider: String, issuer: String = "", subject: String, userID: String, email: String? = nil, emailVerified: Bool = false,
-        profileJSON: String? = nil, createdAt: Int64, sealedProviderToken: String? = nil
+        profileJSON: String? = nil, createdAt: Int64, sealedProviderToken: String? = nil, app: String = ""
     ) {
+        self.app = app
         self.provider = provider
         self.issuer = issuer
         self.subject = subject
@@ -68,11 +77,14 @@ public struct SessionRecord: Sendable, Hashable {
     public var revokeReason: String?
     /// The client's device details as JSON (`{"deviceId","platform",…}`), when it sent any.
     public var device: String?
+    /// The API key whose login opened the session: it ends when that key is disabled or deleted.
+    public var apiKeyID: String?
 
     public init(
         id: String, userID: String, clientID: String, createdAt: Int64, expiresAt: Int64, idleExpiresAt: Int64,
-        lastUsedAt: Int64, revokedAt: Int64? = nil, revokeReason: String? = nil, device: String? = nil
+        lastUsedAt: Int64, revokedAt: Int64? = nil, revokeReason: String? = nil, device: String? = nil, apiKeyID: String? = nil
     ) {
+        self.apiKeyID = apiKeyID
         self.id = id
         self.userID = userID
         self.clientID = clientID
@@ -93,7 +105,7 @@ public struct SessionRecord: Sendable, Hashable {
     /// The device id of ``device`` (`deviceId`, when it is 24 hex digits): the access tokens'
     /// `baas_device_id`.
     public var deviceID: String? {
-        guard let device, let id = try? JSONValue(parsing: device).objectValue?["deviceId"]?.stringValue, ObjectID.isValid(id) else {
+        guard let device, let id = try? JSONValue(parsing: device).objectValue?["deviceId"]?.stringValue, ObjectID(hex: id) != nil else {
             return nil
         }
         return id.lowercased()
@@ -195,6 +207,7 @@ public struct PurgeCounts: Sendable, Hashable {
 
 /// An API key of a user, known only by its SHA-256 hash.
 public struct APIKeyRecord: Sendable, Hashable {
+    /// A BSON ObjectId's 24 lower-case hex digits (``ObjectID``), as the Realm SDKs parse it.
     public var id: String
     public var userID: String
     /// Unique per user.

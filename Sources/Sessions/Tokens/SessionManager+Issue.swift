@@ -3,9 +3,10 @@ import JOSE
 extension SessionManager {
     /// Issues a token pair in a new session (one sign-in on one device) for an existing user.
     /// - Parameter device: the client's device details as JSON, kept with the session (at most 4 KiB).
-    /// - Throws: `user_not_found`, `user_disabled`, `invalid_input` (a client id that is empty, too long or
+    /// - Throws: `user_not_found` (also for a user of another app), `user_disabled`, `invalid_input` (a client id that is empty, too long or
     ///   holds control characters; device details over 4 KiB), `invalid_configuration`, `store_unavailable`.
-    public func issueTokens(userID: String, clientID: String? = nil, device: String? = nil) async throws -> TokenPair {
+    /// - Parameter apiKeyID: the API key whose login this is: the session ends with the key.
+    public func issueTokens(userID: String, clientID: String? = nil, device: String? = nil, apiKeyID: String? = nil) async throws -> TokenPair {
         try configuration.validate()
         guard Self.isStorableID(userID, maxBytes: 255) else { throw TokenError(.userNotFound, "no user has that id") }
         if let clientID, !Self.isStorableID(clientID, maxBytes: 255) {
@@ -21,10 +22,12 @@ extension SessionManager {
             id: try RandomID.make(), userID: userID, clientID: client, createdAt: now,
             expiresAt: now + configuration.refreshAbsoluteLifetime,
             idleExpiresAt: now + min(configuration.refreshIdleLifetime, configuration.refreshAbsoluteLifetime),
-            lastUsedAt: now, device: device)
+            lastUsedAt: now, device: device, apiKeyID: apiKeyID)
         let keyRing = self.keyRing
         try await store.transaction { tx in
-            guard let user = try await tx.user(id: userID) else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
+            guard let user = try await tx.user(id: userID), user.app == configuration.app else {
+                throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"")
+            }
             guard user.disabledAt == nil else { throw TokenError(.userDisabled, "the user is disabled") }
             try await keyRing.recordUse(of: key, in: tx)
             try await tx.insertSession(session)

@@ -2,7 +2,8 @@ import JOSE
 
 extension SessionManager {
     /// The live check of a verified access token, against the store at once (nothing cached): its
-    /// session (`sid`) is live and belongs to `sub`, and that user exists and is not disabled. One
+    /// session (`sid`) is live and belongs to `sub`, and that user exists, belongs to this
+    /// manager's app (or the app the token was issued to) and is not disabled. One
     /// call, two reads (each as fresh as the store has it; no transaction needed).
     /// - Returns: `false` for a token without `sid`, an ended or unknown session, or a gone or disabled user.
     /// - Throws: `store_unavailable`.
@@ -13,7 +14,9 @@ extension SessionManager {
             guard let session = try await tx.session(id: sid, forUpdate: false), session.isLive(at: now), session.userID == claims.subject,
                 let user = try await tx.user(id: claims.subject)
             else { return false }
-            return user.disabledAt == nil
+            // The user is of this manager's app, or, for a manager that checks several apps' tokens
+            // (the server's store-wide one), of the app the token's verified `aud` names.
+            return user.disabledAt == nil && (user.app == configuration.app || (!user.app.isEmpty && claims.audience.contains(user.app)))
         }
     }
 }

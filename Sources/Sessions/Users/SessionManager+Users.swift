@@ -20,7 +20,8 @@ extension SessionManager {
         return SignIn(userID: user.id, created: created, tokens: tokens)
     }
 
-    /// The user owning `(identity.provider, identity.issuer, identity.subject)`, or a new user owning it.
+    /// The user owning `(app, identity.provider, identity.issuer, identity.subject)` in this
+    /// manager's ``SessionConfiguration/app``, or a new user of that app owning it.
     ///
     /// Concurrent first sign-ins with one identity create one user: the identity's uniqueness
     /// decides, and the loser's transaction is rolled back and answered with the winner.
@@ -29,17 +30,18 @@ extension SessionManager {
         try Self.checkIdentity(identity)
         let now = configuration.now
         let newID = try Self.newUserID()
-        let record = try Self.identityRecord(identity, userID: newID, now: now)
+        let app = configuration.app
+        let record = try Self.identityRecord(identity, userID: newID, now: now, app: app)
         for _ in 0..<3 {
             do {
                 return try await store.transaction { tx in
-                    if let existing = try await tx.identity(provider: identity.provider, issuer: identity.issuer ?? "", subject: identity.subject) {
+                    if let existing = try await tx.identity(app: app, provider: identity.provider, issuer: identity.issuer ?? "", subject: identity.subject) {
                         guard let user = try await tx.user(id: existing.userID) else {
                             throw TokenError(.storeUnavailable, "identity refers to a missing user")
                         }
                         return (user, false)
                     }
-                    let user = UserRecord(id: newID, createdAt: now)
+                    let user = UserRecord(id: newID, createdAt: now, app: app)
                     try await tx.insertUser(user)
                     guard try await tx.insertIdentity(record) else { throw RaceLost() }
                     return (user, true)
@@ -51,34 +53,40 @@ extension SessionManager {
         throw TokenError(.storeUnavailable, "could not settle a concurrent first sign-in")
     }
 
-    /// Creates a user with the given id unless it exists.
+    /// Creates a user of this manager's app with the given id unless it exists.
     /// - Returns: the user and whether this call created it.
     /// - Throws: `invalid_input` for an id that is empty, longer than 255 bytes or holds control
-    ///   characters (NUL included: PostgreSQL text cannot hold it); `store_unavailable`.
+    ///   characters (NUL included: PostgreSQL text cannot hold it), or the id of another app's
+    ///   user; `store_unavailable`.
     public func ensureUser(id: String) async throws -> (user: UserRecord, created: Bool) {
         guard Self.isStorableID(id, maxBytes: 255) else {
             throw TokenError(.invalidInput, "user id must be 1…255 bytes without control characters")
         }
         let now = configuration.now
+        let app = configuration.app
         return try await store.transaction { tx in
-            if let user = try await tx.user(id: id) { return (user, false) }
-            let user = UserRecord(id: id, createdAt: now)
+            if let user = try await tx.user(id: id) {
+                guard user.app == app else { throw TokenError(.invalidInput, "that user id belongs to another app") }
+                return (user, false)
+            }
+            let user = UserRecord(id: id, createdAt: now, app: app)
             try await tx.insertUser(user)
             return (user, true)
         }
     }
 
-    /// Links another identity to an existing user.
-    /// - Throws: `user_not_found`; `identity_in_use` when the identity belongs to another user
-    ///   (linking it again to its own user is not an error).
+    /// Links another identity to an existing user of this manager's app.
+    /// - Throws: `user_not_found` (also for another app's user); `identity_in_use` when the
+    ///   identity belongs to another user (linking it again to its own user is not an error).
     public func link(_ identity: Identity, to userID: String) async throws {
         try Self.checkIdentity(identity)
         guard Self.isStorableID(userID, maxBytes: 255) else { throw TokenError(.userNotFound, "no user has that id") }
-        let record = try Self.identityRecord(identity, userID: userID, now: configuration.now)
+        let app = configuration.app
+        let record = try Self.identityRecord(identity, userID: userID, now: configuration.now, app: app)
         try await store.transaction { tx in
-            guard try await tx.user(id: userID) != nil else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
+            guard try await tx.user(id: userID)?.app == app else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
             if try await tx.insertIdentity(record) { return }
-            let owner = try await tx.identity(provider: identity.provider, issuer: identity.issuer ?? "", subject: identity.subject)
+            let owner = try await tx.identity(app: app, provider: identity.provider, issuer: identity.issuer ?? "", subject: identity.subject)
             if owner?.userID == userID { return }
             throw TokenError(.identityInUse, "the \(identity.provider.prefix(32)) identity already belongs to another user")
         }
@@ -131,13 +139,13 @@ extension SessionManager {
         !s.isEmpty && s.utf8.count <= maxBytes && !s.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    static func identityRecord(_ identity: Identity, userID: String, now: Int64) throws -> IdentityRecord {
+    static func identityRecord(_ identity: Identity, userID: String, now: Int64, app: String) throws -> IdentityRecord {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let profile = String(decoding: try encoder.encode(identity), as: UTF8.self)
         return IdentityRecord(
             provider: identity.provider, issuer: identity.issuer ?? "", subject: identity.subject, userID: userID, email: identity.email,
-            emailVerified: identity.emailVerified, profileJSON: profile, createdAt: now)
+            emailVerified: identity.emailVerified, profileJSON: profile, createdAt: now, app: app)
     }
 
     static func newUserID() throws -> String { try RandomID.make() }

@@ -62,7 +62,7 @@ public struct AccountMail: Sendable, Hashable {
             subject = reason == "reset" ? "Your password was changed" : "Someone tried to register with your address"
             body =
                 reason == "reset"
-                ? "The password of your account was just reset, and every device was signed out.\r\nIf this was not you, reset it again now.\r\n"
+                ? "The password of your account was just reset, every device was signed out and your API keys were disabled\r\n(enable again those you still need).\r\nIf this was not you, reset it again now.\r\n"
                 : "Someone tried to create an account with this address, which already has one.\r\nIf this was you, sign in or reset your password instead.\r\n"
         }
         let formatter = DateFormatter()
