@@ -67,6 +67,7 @@ def main():
     work = tempfile.mkdtemp(prefix="pages-serve-")
     with open(os.path.join(work, "mail.secret"), "wb") as f:
         f.write(SECRET)
+    os.chmod(os.path.join(work, "mail.secret"), 0o600)  # secrets are read owner-only
     # public_url is fixed up once the server says its port; the pages' links use it.
     delivery = {"webhook": f"http://127.0.0.1:{hook.server_port}/mail", "secret_file": "mail.secret"}
     config = {"public_url": "http://127.0.0.1:1", "store": "s.sqlite",

@@ -88,9 +88,9 @@ import Testing
         #expect(body.contains("https://auth.example.com/app/app/reset?token=SECRET-TOKEN-abc&tokenId=tid-123"))
         // A failing command is retried, then given up.
         let failing = MailDelivery(method: .command(["/bin/sh", "-c", "exit 75"]), transport: StubTransport(statuses: []), attempts: 2, backoff: 0)
-        #expect(await !failing.send(AccountMail.notice("reset", app: "app", email: "a@b")))
+        #expect(await !failing.send(AccountMail.notice("reset", app: "app", email: "a@b.example")))
         let missing = MailDelivery(method: .command(["/nonexistent/sendmail"]), transport: StubTransport(statuses: []), attempts: 1, backoff: 0)
-        #expect(await !missing.send(AccountMail.notice("reset", app: "app", email: "a@b")))
+        #expect(await !missing.send(AccountMail.notice("reset", app: "app", email: "a@b.example")))
     }
 }
 

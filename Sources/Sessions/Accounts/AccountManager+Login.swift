@@ -58,13 +58,19 @@ extension AccountManager {
     /// ``resetPassword(token:tokenID:newPassword:)`` refused; `invalid` for one that is unknown,
     /// of the other kind or whose id does not match.
     public func linkProblem(token: String, tokenID: String, purpose: AccountTokenRecord.Purpose) async throws -> LinkProblem {
-        guard (1...128).contains(token.utf8.count), (1...128).contains(tokenID.utf8.count) else { return .invalid }
+        guard let record = try await tokenRecord(token: token, tokenID: tokenID, purpose: purpose) else { return .invalid }
+        if record.usedAt != nil { return .used }
+        return record.expiresAt <= sessions.configuration.now ? .expired : .invalid
+    }
+
+    /// The stored token of `purpose` whose hash and id these are (used or not, expired or not),
+    /// read without spending it; `nil` for any other.
+    func tokenRecord(token: String, tokenID: String, purpose: AccountTokenRecord.Purpose) async throws -> AccountTokenRecord? {
+        guard (1...128).contains(token.utf8.count), (1...128).contains(tokenID.utf8.count) else { return nil }
         let hash = AccountToken.hash(token)
-        let now = sessions.configuration.now
         guard let record = try await sessions.store.transaction({ tx in try await tx.accountToken(hash: hash) }),
             record.purpose == purpose, ConstantTime.equals(Array(record.tokenID.utf8), Array(tokenID.utf8))
-        else { return .invalid }
-        if record.usedAt != nil { return .used }
-        return record.expiresAt <= now ? .expired : .invalid
+        else { return nil }
+        return record
     }
 }

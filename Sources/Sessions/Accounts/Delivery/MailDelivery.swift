@@ -21,7 +21,9 @@ public struct MailDelivery: Sendable {
         /// POST of ``AccountMail/json`` with `X-TokenTool-Signature` under `secret`, signed as the
         /// custom-function provider signs (`CustomFunctionProvider.signature`).
         case webhook(url: String, secret: [UInt8])
-        /// Runs `argv` (`["/usr/sbin/sendmail", "-t"]`) with the message on standard input; exit 0 is success.
+        /// Runs `argv` with the recipient's address appended as its last argument
+        /// (`["/usr/sbin/sendmail", "-i"]` runs `sendmail -i ADDRESS`) and the message on standard
+        /// input; exit 0 is success. The recipient never comes from the message's `To:` (no `-t`).
         case command([String])
     }
 
@@ -95,8 +97,10 @@ public struct MailDelivery: Sendable {
             let response = try await transport.send(request)
             return (200..<300).contains(response.status) ? nil : "status \(response.status)"
         case .command(let argv):
+            // One address, as an argument: never a list, an option or anything the program would parse.
+            guard PasswordRule.isAddrSpec(mail.email) else { return "the recipient is not one plain address" }
             let message = mail.message(from: sender, date: clock.now())
-            let status = try await Self.run(argv, input: Array(message.utf8), timeout: timeout)
+            let status = try await Self.run(argv + [mail.email], input: Array(message.utf8), timeout: timeout)
             return status == 0 ? nil : "exit status \(status)"
         }
     }
