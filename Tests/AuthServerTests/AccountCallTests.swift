@@ -25,7 +25,7 @@ struct AccountCallTests {
             function.received.compactMap { r in
                 guard let o = try? JSONValue(parsing: String(decoding: r.body, as: UTF8.self)).objectValue, o["email"]?.stringValue == email
                 else { return nil }
-                return (o, function.signatureIsValid(r.header("X-TokenTool-Signature"), body: r.body))
+                return (o, function.signatureIsValid(r.header("X-TokenTool-Signature"), body: r.body, purpose: o["type"]?.stringValue ?? ""))
             }
         }
 

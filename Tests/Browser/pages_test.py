@@ -30,8 +30,8 @@ class MailHook(BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         sig = dict(p.split("=", 1) for p in self.headers.get("X-TokenTool-Signature", "").split(","))
-        expected = hmac.new(SECRET, sig.get("t", "").encode() + b"." + body, hashlib.sha256).hexdigest()
-        ok = hmac.compare_digest(expected, sig.get("v1", ""))
+        expected = hmac.new(SECRET, sig.get("t", "").encode() + b".mail." + body, hashlib.sha256).hexdigest()
+        ok = sig.get("p") == "mail" and hmac.compare_digest(expected, sig.get("v1", ""))
         self.send_response(204 if ok else 401)
         self.end_headers()
         if ok:

@@ -19,7 +19,7 @@ public struct MailDelivery: Sendable {
     /// Where mail goes.
     public enum Method: Sendable {
         /// POST of ``AccountMail/json`` with `X-TokenTool-Signature` under `secret`, signed as the
-        /// custom-function provider signs (`CustomFunctionProvider.signature`).
+        /// custom-function provider signs (`CustomFunctionProvider.signature`), for the purpose `mail`.
         case webhook(url: String, secret: [UInt8])
         /// Runs `argv` with the recipient's address appended as its last argument
         /// (`["/usr/sbin/sendmail", "-i"]` runs `sendmail -i ADDRESS`) and the message on standard
@@ -92,7 +92,7 @@ public struct MailDelivery: Sendable {
                 method: "POST", url: url,
                 headers: [
                     (name: "Content-Type", value: "application/json"),
-                    (name: "X-TokenTool-Signature", value: try CustomFunctionProvider.signature(secret: secret, body: body, time: now)),
+                    (name: "X-TokenTool-Signature", value: try CustomFunctionProvider.signature(secret: secret, body: body, time: now, purpose: "mail")),
                 ], body: body, timeout: timeout, maxResponseBytes: 16 * 1024)
             let response = try await transport.send(request)
             return (200..<300).contains(response.status) ? nil : "status \(response.status)"
