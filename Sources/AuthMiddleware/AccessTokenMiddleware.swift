@@ -54,14 +54,17 @@ public struct VerifiedAccess: Sendable, Hashable {
 /// appears in a response or a log line.
 ///
 /// The JWT alone says nothing of a session ended since it was signed: such a token is accepted
-/// until its `exp`. Use the server's introspection endpoint where that matters.
+/// until its `exp`. Use the server's introspection endpoint where that matters. A signing key the
+/// server revokes verifies here until the key set is refetched: within `maxKeyAge` with
+/// ``init(jwksURL:transport:issuer:audience:leeway:maxKeyAge:maxStale:clock:)``.
 ///
 /// ```swift
-/// let jwks = try RemoteJWKS(url: "https://auth.example.com/.well-known/jwks.json",
-///                           transport: AsyncHTTPClientTransport())
+/// let middleware = try AccessTokenMiddleware<AuthenticatedRequestContext>(
+///     jwksURL: "https://auth.example.com/.well-known/jwks.json", transport: AsyncHTTPClientTransport(),
+///     issuer: "https://auth.example.com", audience: "myapp-abcde", maxKeyAge: 60)
 /// let router = Router(context: AuthenticatedRequestContext.self)
 /// router.group("api")
-///     .add(middleware: AccessTokenMiddleware(jwks: jwks, issuer: "https://auth.example.com", audience: "myapp-abcde"))
+///     .add(middleware: middleware)
 ///     .get("me") { _, context in context.access?.userID ?? "" }
 /// ```
 public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterMiddleware {
@@ -81,6 +84,32 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
     ///   - leeway: clock skew tolerated on `exp` and `iat`, in seconds.
     public init(jwks: RemoteJWKS, issuer: String, audience: String, leeway: TimeInterval = 60, clock: TokenClock = .system) {
         self.init(keys: .remote(jwks), issuer: issuer, audience: audience, leeway: leeway, clock: clock)
+    }
+
+    /// Verifies against the server's JWKS at `jwksURL`, fetched with ``keyPolicy(maxKeyAge:maxStale:)``:
+    /// a key the server revokes stops verifying here within `maxKeyAge` seconds (plus `maxStale`
+    /// while the server cannot be reached; past it, 503), whatever `Cache-Control` the JWKS has.
+    /// - Throws: `invalid_configuration` for a URL that is not https (or http on loopback).
+    public init(
+        jwksURL: String, transport: any HTTPTransport, issuer: String, audience: String, leeway: TimeInterval = 60,
+        maxKeyAge: TimeInterval = 60, maxStale: TimeInterval = 0, clock: TokenClock = .system
+    ) throws {
+        let jwks = try RemoteJWKS(url: jwksURL, transport: transport, clock: clock, policy: Self.keyPolicy(maxKeyAge: maxKeyAge, maxStale: maxStale))
+        self.init(jwks: jwks, issuer: issuer, audience: audience, leeway: leeway, clock: clock)
+    }
+
+    /// The JWKS policy of a resource server: keys are refetched at least every `maxKeyAge` seconds
+    /// (at least 1), however long the server's `Cache-Control: max-age` (300 s) allows; while
+    /// fetches fail, the last keys are served for at most `maxStale` more seconds (``RemoteJWKS``'s
+    /// default is an hour). This bounds how long a revoked signing key keeps verifying here.
+    public static func keyPolicy(maxKeyAge: TimeInterval = 60, maxStale: TimeInterval = 0) -> RemoteJWKS.Policy {
+        var policy = RemoteJWKS.Policy()
+        policy.maximumCacheAge = max(1, maxKeyAge)
+        policy.minimumCacheAge = min(policy.minimumCacheAge, policy.maximumCacheAge)
+        policy.defaultCacheAge = min(policy.defaultCacheAge, policy.maximumCacheAge)
+        policy.unknownKeyCooldown = min(policy.unknownKeyCooldown, policy.maximumCacheAge)
+        policy.staleIfError = max(0, maxStale)
+        return policy
     }
 
     /// Verifies against any key source (a fixed JWKS, for tests or an offline deployment).

@@ -72,6 +72,15 @@ extension PostgresTransaction {
             """)
     }
 
+    func expireAccountTokens(accountID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> Int {
+        try await run(
+            """
+            UPDATE account_tokens SET expires_at = \(time)
+            WHERE account_id = \(accountID) AND purpose = \(purpose.rawValue) AND used_at IS NULL AND expires_at > \(time) RETURNING hash
+            """
+        ).count
+    }
+
     func spendAccountToken(hash: String, tokenID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> AccountTokenRecord? {
         // READ COMMITTED: a concurrent spender blocks on the row, then re-checks `used_at IS NULL`.
         try await run(

@@ -73,6 +73,13 @@ extension SQLiteTransaction {
             ])
     }
 
+    func expireAccountTokens(accountID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> Int {
+        try await store.rows(
+            "UPDATE account_tokens SET expires_at = ? WHERE account_id = ? AND purpose = ? AND used_at IS NULL AND expires_at > ? RETURNING hash",
+            [.int(time), .text(accountID), .text(purpose.rawValue), .int(time)]
+        ).count
+    }
+
     func spendAccountToken(hash: String, tokenID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> AccountTokenRecord? {
         try await store.rows(
             """

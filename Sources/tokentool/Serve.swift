@@ -45,13 +45,7 @@
 
         /// `HOST:PORT` (`[::1]:PORT` for IPv6).
         static func parseListen(_ text: String) throws -> (String, Int) {
-            guard let colon = text.lastIndex(of: ":") else { throw TokenError(.invalidInput, "--listen must be HOST:PORT, got \"\(text.prefix(64))\"") }
-            var host = String(text[..<colon])
-            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            guard !host.isEmpty, let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
-                throw TokenError(.invalidInput, "--listen must be HOST:PORT with a port 0…65535, got \"\(text.prefix(64))\"")
-            }
-            return (host, port)
+            do { return try ListenAddress.parse(text) } catch let e as TokenError { throw TokenError(e.code, "--listen " + e.message) }
         }
     }
 #endif

@@ -209,10 +209,12 @@ struct MiddlewareTests {
 
             // docs/middleware.md begin
             let transport = AsyncHTTPClientTransport()
-            let jwks = try RemoteJWKS(url: authServer + "/.well-known/jwks.json", transport: transport)
+            let middleware = try AccessTokenMiddleware<AuthenticatedRequestContext>(
+                jwksURL: authServer + "/.well-known/jwks.json", transport: transport,
+                issuer: authServer, audience: "myapp-abcde", maxKeyAge: 60, maxStale: 0)
             let router = Router(context: AuthenticatedRequestContext.self)
             router.group("api")
-                .add(middleware: AccessTokenMiddleware(jwks: jwks, issuer: authServer, audience: "myapp-abcde"))
+                .add(middleware: middleware)
                 .get("me") { _, context -> String in
                     let access = context.access!  // set by the middleware once the token verified
                     return "user \(access.userID) in session \(access.sessionID ?? "-") of \(access.clientID)"

@@ -25,7 +25,7 @@ struct AccountCallTests {
             function.received.compactMap { r in
                 guard let o = try? JSONValue(parsing: String(decoding: r.body, as: UTF8.self)).objectValue, o["email"]?.stringValue == email
                 else { return nil }
-                return (o, function.signatureIsValid(r.header("X-TokenTool-Signature"), body: r.body))
+                return (o, function.signatureIsValid(r.header("X-TokenTool-Signature"), body: r.body, purpose: o["type"]?.stringValue ?? ""))
             }
         }
 
@@ -238,7 +238,7 @@ struct AccountCallTests {
             #expect(t.function.received.count == calls)
 
             // Known and unknown emails: the same answer after the same work (one scrypt each).
-            let hasher = t.accounts.manager.hasher
+            let hasher = t.accounts.manager.newPasswordHasher  // new passwords hash on their own budget
             var before = await hasher.derivations()
             let known = try await t.post("/reset/call", ["email": "pending+r@example.com", "password": "long enough"])
             let knownWork = await hasher.derivations() - before
@@ -300,7 +300,7 @@ struct AccountCallTests {
                 let answer = try await t.post(route, ["email": "pending+made-up-\(n)@example.com", "password": "long enough"])
                 #expect(answer.status == 204, "\(n): \(answer.body)")
             }
-            let hasher = t.accounts.manager.hasher
+            let hasher = t.accounts.manager.newPasswordHasher  // new passwords hash on their own budget
             let before = await hasher.derivations()
             let refused = try await t.post("/reset/call", ["email": "pending+made-up-3@example.com", "password": "long enough"])
             #expect(refused.status == 429 && refused.errorCode == "TooManyRequests" && (Int(refused.header("Retry-After") ?? "") ?? 0) > 0, "\(refused.body)")

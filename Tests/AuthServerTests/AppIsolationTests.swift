@@ -22,12 +22,12 @@ struct AppIsolationTests {
     }
 
     /// A server with apps `appa` and `appb`, a custom function, and mail appended to a file.
-    static func with(_ kind: StoreKind, _ body: (LiveServer, String) async throws -> Void) async throws {
+    static func with(_ kind: StoreKind, extra: String = "", _ body: (LiveServer, String) async throws -> Void) async throws {
         let mailFile = FileManager.default.temporaryDirectory.appendingPathComponent("mail-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: mailFile) }
         let function = try await FunctionStandIn.start(secret: Array(secret.utf8))
         do {
-            try await LiveServer.with(kind, apps: apps(function: function.url, mailFile: mailFile), files: ["fn.secret": secret + "\n"]) { s in
+            try await LiveServer.with(kind, apps: apps(function: function.url, mailFile: mailFile), extra: extra, files: ["fn.secret": secret + "\n"]) { s in
                 try await body(s, mailFile)
             }
             try await function.shutdown()
@@ -112,6 +112,23 @@ struct AppIsolationTests {
                 .POST, Self.provider("appb", "local-userpass") + "/reset",
                 body: AccountRoutesTests.json(["token": token, "tokenId": tokenID, "password": "a new long password"]))
             #expect(own.status == 204, "\(own.body)")
+        }
+    }
+
+    @Test("failed logins in one app do not lock the same email in another", arguments: StoreKind.available)
+    func failureLimitStaysInItsApp(kind: StoreKind) async throws {
+        try await Self.with(kind, extra: #""limits": { "failed_login_per_account": "2/15m" },"#) { s, _ in
+            let email = "cat@example.com", longA = "password-of-a", longB = "password-of-app-b"
+            for (app, password) in [("appa", longA), ("appb", longB)] {
+                let r = try await s.call(.POST, Self.provider(app, "local-userpass") + "/register", body: AccountRoutesTests.json(["email": email, "password": password]))
+                #expect(r.status == 201)
+            }
+            func login(_ app: String, _ password: String) async throws -> Int {
+                try await s.call(.POST, Self.provider(app, "local-userpass") + "/login", body: AccountRoutesTests.json(["username": email, "password": password])).status
+            }
+            for _ in 0..<2 { #expect(try await login("appa", "not the password") == 401) }
+            #expect(try await login("appa", longA) == 429, "the limit holds in its app, right password included")
+            #expect(try await login("appb", longB) == 200, "another app's account with the same email is not locked")
         }
     }
 }

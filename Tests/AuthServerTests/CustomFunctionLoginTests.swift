@@ -34,7 +34,7 @@ struct CustomFunctionLoginTests {
             #expect(again.status == 200 && again["user_id"] == first["user_id"], "one identity, one user")
 
             let sent = try #require(function.received.first)
-            #expect(function.signatureIsValid(sent.header("X-TokenTool-Signature"), body: sent.body))
+            #expect(function.signatureIsValid(sent.header("X-TokenTool-Signature"), body: sent.body, purpose: "login"))
             let forwarded = try #require(try JSONValue(parsing: String(decoding: sent.body, as: UTF8.self)).objectValue)
             #expect(Set(forwarded.keys) == ["user", "name", "email"])
 
@@ -69,6 +69,20 @@ struct CustomFunctionLoginTests {
                 let failed = try await s.call(.POST, Self.login, body: #"{"user":"\#(user)"}"#)
                 #expect(failed.status == 502 && failed.errorCode == "FunctionExecutionError", "\(user): \(failed.body)")
             }
+        }
+    }
+
+    @Test("a login body shaped like a reset/call is signed as a login: it is no reset call", arguments: StoreKind.available)
+    func purposeIsSigned(kind: StoreKind) async throws {
+        try await Self.with(kind) { s, function in
+            // What the function gets from reset/call, but written by a client as a login body.
+            let forged = #"{"type":"reset","app":"fnapp","email":"victim@example.com","token":"attacker-token","tokenId":"attacker-id"}"#
+            _ = try await s.call(.POST, Self.login, body: forged)
+            let sent = try #require(function.received.last)
+            let header = sent.header("X-TokenTool-Signature")
+            #expect(header?.contains(",p=login,") == true, "\(header ?? "no signature")")
+            #expect(function.signatureIsValid(header, body: sent.body, purpose: "login"))
+            #expect(!function.signatureIsValid(header, body: sent.body, purpose: "reset"), "a login's signature verifies as a reset call")
         }
     }
 }

@@ -45,6 +45,7 @@ struct ExpiredLinkTests {
     func bounds() throws {
         let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("fn-\(UUID().uuidString)").path
         try String(repeating: "s", count: 40).write(toFile: secretFile, atomically: true, encoding: .utf8)
+        chmod(secretFile, 0o600)
         defer { try? FileManager.default.removeItem(atPath: secretFile) }
         func refusal(_ provider: String, _ member: String) -> String? {
             let text = #"{"public_url":"https://a.example","apps":{"a":{"providers":{"\#(provider)":{\#(member)}}}}}"#

@@ -3,6 +3,7 @@ import AuthServer
 import Foundation
 import JOSE
 import NIOCore
+import ProviderStandIn
 import Testing
 
 /// `max_in_flight` over real HTTP: past the limit the server answers at once instead of queueing.
@@ -10,38 +11,36 @@ import Testing
 struct LoadSheddingTests {
     @Test("past max_in_flight a request gets 503 ServiceUnavailable with Retry-After at once; healthz is exempt; the slot comes back")
     func shedsPastTheLimit() async throws {
-        try await LiveServer.with(.sqlite, extra: #""max_in_flight": 1,"#) { s in
-            // A login whose body has not arrived yet is in flight: its handler waits for the body.
-            let (body, feed) = AsyncStream<ByteBuffer>.makeStream()
-            var request = HTTPClientRequest(url: s.baseURL + LiveServer.base + "/app/myapp/auth/providers/anon-user/login")
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .stream(body, length: .known(Int64(2)))
-            let held = Task { () async throws -> (Int, String) in
-                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-                let bytes = try await response.body.collect(upTo: 1 << 20)
-                return (Int(response.status.code), String(buffer: bytes))
-            }
-            var shed: LiveServer.Answer?
-            for _ in 0..<400 {
-                let answer = try await s.call(.GET, LiveServer.base + "/app/myapp/location")
-                if answer.status == 503 { shed = answer; break }
-                #expect(answer.status == 200)
-                try await Task.sleep(for: .milliseconds(25))
-            }
-            let answer = try #require(shed, "the second request was never refused while the first held the only slot")
-            #expect(answer.errorCode == "ServiceUnavailable")
-            #expect(answer.header("retry-after") == "1")
-            #expect(answer["link"] == "http://auth.test/errors#ServiceUnavailable")
-            #expect(try await s.call(.GET, "/healthz").status == 200)
-            #expect(try await s.call(.GET, "/metrics").status == 200)
+        let standIn = try await ProviderStandIn.start()
+        do {
+            standIn.setBehavior(.stall, for: "/oauth2/v3/certs")  // Google's JWKS never answers
+            let apps = #"{"myapp":{"providers":{"anon-user":{},"oauth2-google":{"client_ids":["\#(standIn.settings.googleClientID)"]}}}}"#
+            let extra = #""max_in_flight": 1, "provider_timeout": "3s", "provider_urls": {"google_jwks": "\#(standIn.googleJWKSURL)"},"#
+            try await LiveServer.with(.sqlite, apps: apps, extra: extra) { s in
+                // A Google login waiting for its provider holds the only slot.
+                let body = #"{"id_token":"\#(try standIn.idToken("google"))"}"#
+                let held = Task { try await s.call(.POST, LiveServer.base + "/app/myapp/auth/providers/oauth2-google/login", body: body) }
+                var shed: LiveServer.Answer?
+                for _ in 0..<100 {
+                    let answer = try await s.call(.GET, LiveServer.base + "/app/myapp/location")
+                    if answer.status == 503 { shed = answer; break }
+                    #expect(answer.status == 200)
+                    try await Task.sleep(for: .milliseconds(25))
+                }
+                let answer = try #require(shed, "the second request was never refused while the first held the only slot")
+                #expect(answer.errorCode == "ServiceUnavailable")
+                #expect(answer.header("retry-after") == "1")
+                #expect(answer["link"] == "http://auth.test/errors#ServiceUnavailable")
+                #expect(try await s.call(.GET, "/healthz").status == 200)
 
-            feed.yield(ByteBuffer(string: "{}"))
-            feed.finish()
-            let (status, text) = try await held.value
-            #expect(status == 200)
-            #expect(try JSONValue(parsing: text).objectValue?["refresh_token"]?.stringValue != nil)
-            #expect(try await s.call(.GET, LiveServer.base + "/app/myapp/location").status == 200)
+                let login = try await held.value
+                #expect(login.status == 503, "\(login.body)")  // the provider never answered
+                #expect(try await s.call(.GET, LiveServer.base + "/app/myapp/location").status == 200)
+            }
+            try await standIn.shutdown()
+        } catch {
+            try? await standIn.shutdown()
+            throw error
         }
     }
 

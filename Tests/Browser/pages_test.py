@@ -30,8 +30,8 @@ class MailHook(BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         sig = dict(p.split("=", 1) for p in self.headers.get("X-TokenTool-Signature", "").split(","))
-        expected = hmac.new(SECRET, sig.get("t", "").encode() + b"." + body, hashlib.sha256).hexdigest()
-        ok = hmac.compare_digest(expected, sig.get("v1", ""))
+        expected = hmac.new(SECRET, sig.get("t", "").encode() + b".mail." + body, hashlib.sha256).hexdigest()
+        ok = sig.get("p") == "mail" and hmac.compare_digest(expected, sig.get("v1", ""))
         self.send_response(204 if ok else 401)
         self.end_headers()
         if ok:
@@ -67,6 +67,7 @@ def main():
     work = tempfile.mkdtemp(prefix="pages-serve-")
     with open(os.path.join(work, "mail.secret"), "wb") as f:
         f.write(SECRET)
+    os.chmod(os.path.join(work, "mail.secret"), 0o600)  # secrets are read owner-only
     # public_url is fixed up once the server says its port; the pages' links use it.
     delivery = {"webhook": f"http://127.0.0.1:{hook.server_port}/mail", "secret_file": "mail.secret"}
     config = {"public_url": "http://127.0.0.1:1", "store": "s.sqlite",

@@ -26,12 +26,12 @@ import Testing
     }
 
     @Test func signatureMatchesTheDefinition() throws {
-        // HMAC-SHA256 (RFC 2104/FIPS 198-1) of "<t>.<body>"; the value computed independently with
-        // `printf '1700000000.{"a":1}' | openssl dgst -sha256 -hmac 0123456789abcdef0123456789abcdef`.
+        // HMAC-SHA256 (RFC 2104/FIPS 198-1) of "<t>.<purpose>.<body>"; the value computed independently with
+        // `printf '1700000000.login.{"a":1}' | openssl dgst -sha256 -hmac 0123456789abcdef0123456789abcdef`.
         let header = try CustomFunctionProvider.signature(
             secret: Array("0123456789abcdef0123456789abcdef".utf8),
-            body: Array(#"{"a":1}"#.utf8), time: 1_700_000_000)
-        #expect(header == "t=1700000000,v1=f05f2539e3ae1c49aec5f8cfdad75ef6b06480b133973ffbb7ec9e18827af177")
+            body: Array(#"{"a":1}"#.utf8), time: 1_700_000_000, purpose: "login")
+        #expect(header == "t=1700000000,p=login,v1=ea04bf59ece78b216844b661d1ecc69d07cffd72534005bf37762d6f81651437")
     }
 
     @Test func acceptedAnswerBecomesTheIdentity() async throws {
@@ -48,7 +48,7 @@ import Testing
             let sent = try #require(function.received.last)
             let body = try #require(try JSONValue(parsing: String(decoding: sent.body, as: UTF8.self)).objectValue)
             #expect(Set(body.keys) == ["user", "name", "email"])
-            #expect(function.signatureIsValid(sent.header("X-TokenTool-Signature"), body: sent.body))
+            #expect(function.signatureIsValid(sent.header("X-TokenTool-Signature"), body: sent.body, purpose: "login"))
             #expect(sent.method == "POST" && sent.header("Content-Type") == "application/json")
         }
     }

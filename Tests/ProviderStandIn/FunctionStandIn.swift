@@ -36,28 +36,35 @@ public final class FunctionStandIn: @unchecked Sendable {
     /// Every request received, oldest first.
     public var received: [StandInRequest] { lock.withLock { requests } }
 
-    /// `true` when `header` is a valid signature of `body` under the secret, made within 300 s of now.
-    public func signatureIsValid(_ header: String?, body: [UInt8]) -> Bool {
-        guard let header else { return false }
+    /// `true` when `header` is a valid signature of `body` for `purpose` under the secret, made
+    /// within 300 s of now.
+    public func signatureIsValid(_ header: String?, body: [UInt8], purpose: String) -> Bool {
+        signedPurpose(header, body: body) == purpose
+    }
+
+    /// The purpose `header` validly signs `body` for (its `p`), or `nil` for a bad or stale signature.
+    public func signedPurpose(_ header: String?, body: [UInt8]) -> String? {
+        guard let header else { return nil }
         var fields: [String: String] = [:]
         for part in header.split(separator: ",") {
             let kv = part.split(separator: "=", maxSplits: 1)
             if kv.count == 2 { fields[String(kv[0])] = String(kv[1]) }
         }
-        guard let t = fields["t"], let time = Int64(t), let v1 = fields["v1"],
+        guard let t = fields["t"], let time = Int64(t), let p = fields["p"], let v1 = fields["v1"],
             abs(Int64(Date().timeIntervalSince1970) - time) <= 300,
-            let mac = try? HMAC.sha256(key: secret, data: Array("\(t).".utf8) + body)
-        else { return false }
-        return ConstantTime.equals(Array(v1.utf8), Array(mac.map { String(format: "%02x", $0) }.joined().utf8))
+            let mac = try? HMAC.sha256(key: secret, data: Array("\(t).\(p).".utf8) + body)
+        else { return nil }
+        return ConstantTime.equals(Array(v1.utf8), Array(mac.map { String(format: "%02x", $0) }.joined().utf8)) ? p : nil
     }
 
     func respond(_ request: StandInRequest) -> StandInResponse? {
         lock.withLock { requests.append(request) }
-        guard signatureIsValid(request.header("X-TokenTool-Signature"), body: request.body) else {
+        guard let purpose = signedPurpose(request.header("X-TokenTool-Signature"), body: request.body) else {
             return .json(#"{"error":"bad signature"}"#, status: 401)
         }
         let payload = (try? JSONValue(parsing: String(decoding: request.body, as: UTF8.self)))?.objectValue ?? JSONObject()
-        if payload["type"] != nil { return Self.callAnswer(payload) }
+        // What the call is for is the signed purpose, never the body's own words.
+        if purpose == "confirm" || purpose == "reset" { return Self.callAnswer(payload) }
         let user = payload["user"]?.stringValue ?? ""
         switch user {
         case "refuse": return .json(#"{"error":"no such user"}"#, status: 401)

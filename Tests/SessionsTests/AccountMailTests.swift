@@ -26,17 +26,17 @@ import Testing
         #expect(notice == ["type": "notice", "app": "a", "email": "b@c", "reason": "register"])
     }
 
-    /// `true` when `header` is `t=<time>,v1=<hex HMAC-SHA256(secret, "<time>.<body>")>`, computed here.
+    /// `true` when `header` is `t=<time>,p=mail,v1=<hex HMAC-SHA256(secret, "<time>.mail.<body>")>`, computed here.
     static func signs(_ header: String, secret: [UInt8], body: [UInt8], time: Int64) throws -> Bool {
-        let mac = try HMAC.sha256(key: secret, data: Array("\(time).".utf8) + body)
-        return header == "t=\(time),v1=" + mac.map { String(format: "%02x", $0) }.joined()
+        let mac = try HMAC.sha256(key: secret, data: Array("\(time).mail.".utf8) + body)
+        return header == "t=\(time),p=mail,v1=" + mac.map { String(format: "%02x", $0) }.joined()
     }
 
     @Test func signatureOfAKnownInput() throws {
-        // printf '1.x' | openssl dgst -sha256 -hmac key
+        // printf '1.mail.x' | openssl dgst -sha256 -hmac key
         #expect(
-            try CustomFunctionProvider.signature(secret: Array("key".utf8), body: Array("x".utf8), time: 1)
-                == "t=1,v1=fc4913c41a7bf793267e2a384f3261c9436ec2cd097bd745e7b0d99113f510ec")
+            try CustomFunctionProvider.signature(secret: Array("key".utf8), body: Array("x".utf8), time: 1, purpose: "mail")
+                == "t=1,p=mail,v1=93cebe41a1f0fd92289610253323bb642fb794d0365f0f9e3c3dd56f44cba6d1")
     }
 
     @Test func webhookIsSignedAndRetried() async throws {
@@ -88,9 +88,9 @@ import Testing
         #expect(body.contains("https://auth.example.com/app/app/reset?token=SECRET-TOKEN-abc&tokenId=tid-123"))
         // A failing command is retried, then given up.
         let failing = MailDelivery(method: .command(["/bin/sh", "-c", "exit 75"]), transport: StubTransport(statuses: []), attempts: 2, backoff: 0)
-        #expect(await !failing.send(AccountMail.notice("reset", app: "app", email: "a@b")))
+        #expect(await !failing.send(AccountMail.notice("reset", app: "app", email: "a@b.example")))
         let missing = MailDelivery(method: .command(["/nonexistent/sendmail"]), transport: StubTransport(statuses: []), attempts: 1, backoff: 0)
-        #expect(await !missing.send(AccountMail.notice("reset", app: "app", email: "a@b")))
+        #expect(await !missing.send(AccountMail.notice("reset", app: "app", email: "a@b.example")))
     }
 }
 

@@ -42,7 +42,7 @@ public struct AppConfig: Sendable {
             try p.finish()
         }
         if var w = try o.object("webhooks") {
-            userDeletedWebhook = try w.url("user_deleted")
+            userDeletedWebhook = try w.callURL("user_deleted")
             try w.finish()
         }
     }
@@ -137,9 +137,17 @@ public enum ProviderConfig: Sendable {
             l.confirmTokenTTL = try ttl(&o, "confirm_token_ttl") ?? l.confirmTokenTTL
             l.resetTokenTTL = try ttl(&o, "reset_token_ttl") ?? l.resetTokenTTL
             if var d = try o.object("delivery") {
-                l.webhook = try d.url("webhook")
+                l.webhook = try d.callURL("webhook")
                 l.webhookSecret = try secret(&d, "secret_file")
                 l.command = try d.strings("command")
+                if let argv = l.command {
+                    // The server appends the recipient as the last argument; `-t` would make the
+                    // program take recipients from the message's headers instead (or as well).
+                    guard !argv.isEmpty else { throw d.error("command", "must name a program") }
+                    if argv.dropFirst().contains(where: { $0.hasPrefix("-") && !$0.hasPrefix("--") && $0.count <= 4 && $0.contains("t") }) {
+                        throw d.error("command", "must not take recipients from the message (-t): the server passes the recipient as the last argument")
+                    }
+                }
                 guard (l.webhook == nil) != (l.command == nil) else { throw o.error("delivery", "needs exactly one of webhook and command") }
                 if l.webhook != nil, l.webhookSecret == nil { throw d.error("secret_file", "required with webhook") }
                 try d.finish()

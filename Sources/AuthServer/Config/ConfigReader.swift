@@ -76,6 +76,13 @@ struct ConfigObject {
         return d
     }
 
+    /// A duration within `range` seconds.
+    mutating func duration(_ name: String, range: ClosedRange<Int64>) throws -> Int64? {
+        guard let d = try duration(name) else { return nil }
+        guard range.contains(d) else { throw error(name, "must be a duration of \(range.lowerBound)s…\(range.upperBound)s") }
+        return d
+    }
+
     /// A rate `N/DURATION` (`"300/5m"`).
     mutating func rate(_ name: String) throws -> RateLimit? {
         guard let s = try string(name) else { return nil }
@@ -100,11 +107,12 @@ struct ConfigObject {
 }
 
 /// Secrets and keys named by the config, read by the CLI's reader (``JOSE/SecretFile``: at most
-/// 64 KiB, one trailing newline dropped, never empty); a failure names the member.
+/// 64 KiB, one trailing newline dropped, never empty, owner-only); a failure names the member.
 enum ConfigSecret {
+    /// Owner-only, as the master key is: a secret others can read is refused with the `chmod 600` to run.
     static func read(_ path: String, what: String) throws -> [UInt8] {
         guard path != "-" else { throw TokenError(.invalidConfiguration, "\(what): standard input is not a file") }
-        do { return try SecretFile.read(path: path) } catch let e as TokenError {
+        do { return try SecretFile.read(path: path, ownerOnly: true) } catch let e as TokenError {
             throw TokenError(.invalidConfiguration, "\(what): \(e.message)")
         }
     }

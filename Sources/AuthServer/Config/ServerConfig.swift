@@ -1,4 +1,5 @@
 public import Foundation
+import Identity
 import JOSE
 public import Sessions  // RateLimit
 
@@ -13,8 +14,13 @@ public struct ServerConfig: Sendable {
     /// The master key sealing signing keys; `nil` = beside a SQLite store (created on first start).
     public var masterKeyFile: String?
     public var limits: Limits
-    /// A header naming the client address (behind a proxy); `nil` = the socket's peer.
+    /// A header naming the client address (behind a proxy, `X-Forwarded-For`); `nil` = the socket's
+    /// peer. Honoured only on connections from ``trustedProxies``.
     public var trustedProxyHeader: String?
+    /// `trusted_proxies`: the networks of the proxies in front of the server (CIDRs, or single
+    /// addresses), required with ``trustedProxyHeader``. From one of them, the client is the
+    /// header's right-most address that is not theirs; from any other peer, the peer itself.
+    public var trustedProxies: [IPNetwork] = []
     /// Requests handled at once (`max_in_flight`); one more is answered 503 `ServiceUnavailable` with
     /// `Retry-After: 1` at once instead of queueing behind them (`/healthz` and `/metrics` are exempt).
     public var maxInFlight: Int = ServerConfig.defaultMaxInFlight
@@ -22,6 +28,22 @@ public struct ServerConfig: Sendable {
     /// docs/performance.md's machine, a request let in waits at most ~0.2 s for those ahead of it, and
     /// twice the capacity is shed rather than queued ("Overload" there: p99 under 1 s; 64 was not).
     public static let defaultMaxInFlight = 32
+    /// `idle_timeout`: seconds a connection may stay open with nothing read or written (1s…1h,
+    /// default 60s; a request being answered is not idle); then it is closed.
+    public var idleTimeout: Int64 = 60
+    /// `body_timeout`: seconds from a request's head to the end of its body (1s…5m, default 10s); a
+    /// later body is answered 408 `RequestTimeout` and its connection closed. A request holds no
+    /// `max_in_flight` slot while its body arrives.
+    public var bodyTimeout: Int64 = 10
+    /// `connections_per_address`: connections one client address may hold open at once (1…100000,
+    /// default 64; an IPv6 client's address is its /64); one more is closed as it is accepted.
+    public var connectionsPerAddress: Int = 64
+    /// `metrics_listen`: a second listener (`HOST:PORT`) that serves `GET /metrics` alone, to
+    /// whoever reaches it (bind it where only the monitoring can).
+    public var metricsListen: (host: String, port: Int)?
+    /// `metrics_token_file`: with it, the main listener serves `/metrics` to `Authorization: Bearer`
+    /// of this token. Without either, `/metrics` is 404 there.
+    public var metricsToken: [UInt8]?
     /// Apps by id.
     public var apps: [String: AppConfig]
     public var providerURLs: ProviderURLs
@@ -44,6 +66,13 @@ public struct ServerConfig: Sendable {
         /// `confirm/call` and `reset/call` per client address, both routes together: each costs a call
         /// to the app's function (and `reset/call` one scrypt), for unknown emails too.
         public var callPerAddress = RateLimit(count: 30, window: 300)
+        /// `reset` and the reset page's form per client address, both together.
+        public var resetPerAddress = RateLimit(count: 30, window: 300)
+        /// `reset` and the reset page's form per `tokenId`, both together: tries at one link.
+        public var resetPerToken = RateLimit(count: 10, window: 900)
+        /// `confirm/send` and `reset/send` per client address, both together: each answer is the
+        /// same for a registered email, so only the address can bound them.
+        public var sendPerAddress = RateLimit(count: 30, window: 300)
         public init() {}
     }
 
@@ -112,10 +141,34 @@ public struct ServerConfig: Sendable {
             config.limits.registerPerAddress = try l.rate("register_per_address") ?? config.limits.registerPerAddress
             config.limits.mailPerAddress = try l.rate("mail_per_address") ?? config.limits.mailPerAddress
             config.limits.callPerAddress = try l.rate("call_per_address") ?? config.limits.callPerAddress
+            config.limits.resetPerAddress = try l.rate("reset_per_address") ?? config.limits.resetPerAddress
+            config.limits.resetPerToken = try l.rate("reset_per_token") ?? config.limits.resetPerToken
+            config.limits.sendPerAddress = try l.rate("send_per_address") ?? config.limits.sendPerAddress
             try l.finish()
         }
         config.trustedProxyHeader = try top.string("trusted_proxy_header")
+        for text in try top.strings("trusted_proxies") ?? [] {
+            guard let network = IPNetwork(cidr: text) else {
+                throw top.error("trusted_proxies", "\"\(text.prefix(64))\" is not an IP address or a CIDR network (\"10.0.0.0/8\", \"2001:db8::/32\")")
+            }
+            config.trustedProxies.append(network)
+        }
+        if config.trustedProxyHeader != nil, config.trustedProxies.isEmpty {
+            throw top.error("trusted_proxies", "required with trusted_proxy_header: the header is honoured only from these peers")
+        }
+        if config.trustedProxyHeader == nil, !config.trustedProxies.isEmpty {
+            throw top.error("trusted_proxy_header", "required with trusted_proxies")
+        }
+        if let listen = try top.string("metrics_listen") {
+            do { config.metricsListen = try ListenAddress.parse(listen) } catch let e as TokenError { throw top.error("metrics_listen", e.message) }
+        }
+        if let file = try top.string("metrics_token_file") {
+            config.metricsToken = try ConfigSecret.read(config.resolve(file), what: top.path("metrics_token_file"))
+        }
         config.maxInFlight = Int(try top.int("max_in_flight", range: 1...100_000) ?? Int64(defaultMaxInFlight))
+        config.idleTimeout = try top.duration("idle_timeout", range: 1...3600) ?? config.idleTimeout
+        config.bodyTimeout = try top.duration("body_timeout", range: 1...300) ?? config.bodyTimeout
+        config.connectionsPerAddress = Int(try top.int("connections_per_address", range: 1...100_000) ?? Int64(config.connectionsPerAddress))
         if var p = try top.object("provider_urls") {
             config.providerURLs.google = try p.url("google") ?? config.providerURLs.google
             config.providerURLs.googleJWKS = try p.url("google_jwks") ?? config.providerURLs.googleJWKS
@@ -161,6 +214,13 @@ public struct ServerConfig: Sendable {
 }
 
 extension ConfigObject {
+    /// A URL the server calls with secrets in the body (mail webhooks, `user_deleted`): https, or
+    /// http on loopback only, without credentials, as the custom function's URL.
+    mutating func callURL(_ name: String) throws -> String? {
+        guard let s = try url(name) else { return nil }
+        do { return try ProviderURL.validate(s, what: "the URL") } catch let e as TokenError { throw error(name, e.message) }
+    }
+
     mutating func url(_ name: String) throws -> String? {
         guard var s = try string(name) else { return nil }
         guard let u = URL(string: s), ["http", "https"].contains(u.scheme ?? ""), u.host != nil else {

@@ -23,6 +23,8 @@ extension TokenError.Code {
     public static let methodNotAllowed = TokenError.Code("method_not_allowed", .rejected)
     /// The request body is over 64 KiB (413 `RequestTooLarge`).
     public static let requestTooLarge = TokenError.Code("request_too_large", .rejected)
+    /// The request body did not arrive within `body_timeout` (408 `RequestTimeout`); the connection is closed.
+    public static let requestTimeout = TokenError.Code("request_timeout", .rejected)
     /// `confirm/call` or `reset/call` of an app without a `custom-function` provider, whose URL
     /// and secret they use (400 `BadRequest`).
     public static let functionNotConfigured = TokenError.Code("function_not_configured", .rejected)
@@ -32,7 +34,7 @@ extension TokenError.Code {
     /// Every code the AuthServer module mints.
     public static let authServerCodes: [TokenError.Code] = [
         .badRequest, .missingParameter, .invalidParameter, .invalidSession, .authFailed, .appNotFound,
-        .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge, .functionNotConfigured, .serverBusy,
+        .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge, .requestTimeout, .functionNotConfigured, .serverBusy,
     ]  // `too_many_requests` is the Sessions module's (its throttle and password hasher mint it)
 }
 
@@ -63,6 +65,7 @@ struct ErrorMapping: Sendable, Hashable {
         put([.methodNotAllowed], 405, "MethodNotAllowed")
         put([.identityInUse], 409, "AccountNameInUse")
         put([.apiKeyExists], 409, "APIKeyAlreadyExists")
+        put([.requestTimeout], 408, "RequestTimeout")
         put([.requestTooLarge], 413, "RequestTooLarge")
         put([.tooManyRequests], 429, "TooManyRequests")
         put([.customFunctionFailed], 502, "FunctionExecutionError")
@@ -90,6 +93,7 @@ struct ErrorMapping: Sendable, Hashable {
         switch status {
         case 404: ErrorMapping(status: 404, name: "NotFound")
         case 405: ErrorMapping(status: 405, name: "MethodNotAllowed")
+        case 408: ErrorMapping(status: 408, name: "RequestTimeout")
         case 413: ErrorMapping(status: 413, name: "RequestTooLarge")
         case 400..<500: ErrorMapping(status: status, name: "BadRequest")
         default: internalError

@@ -74,7 +74,7 @@ extension AppAccounts {
             "token": .string(token.token), "tokenId": .string(token.tokenID),
         ]
         body["arguments"] = arguments
-        let answer = try await function.call(body)
+        let answer = try await function.call(body, purpose: token.purpose.rawValue)
         guard let status = answer["status"]?.stringValue, let verdict = AccountManager.FunctionVerdict(rawValue: status) else {
             throw TokenError(.customFunctionFailed, "the function's answer has no \"status\" of \"success\", \"pending\" or \"fail\"")
         }

@@ -2,18 +2,44 @@ import Hummingbird
 import JOSE
 
 extension AuthServer {
-    /// `GET /healthz` (200 once the store answers) and `GET /metrics` (Prometheus text).
+    /// `GET /healthz` (200 once the store answers) and `GET /metrics` (Prometheus text) for the
+    /// bearer of `metrics_token_file`'s token; 404 for anyone else, as for a path that does not exist.
     func addHealthRoutes(to routes: RouteTable) {
         let store = self.store
         routes.on(.get, "/healthz") { _, _ in
             _ = try await store.schemaVersion()
             return JSONResponse.ok(["status": "ok"])
         }
-        let metrics = self.metrics
-        routes.on(.get, "/metrics") { _, _ in
-            var headers = HTTPFields()
-            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
+        let metrics = self.metrics, token = config.metricsToken
+        routes.on(.get, "/metrics") { request, _ in
+            guard let token, let header = request.headers[.authorization], header.utf8.count <= 1024, header.lowercased().hasPrefix("bearer "),
+                ConstantTime.equals(Array(header.utf8.dropFirst(7)), token)
+            else { throw TokenError(.notFound, "no route has this path") }
+            return metrics.response()
         }
+    }
+}
+
+extension AuthServer {
+    /// `metrics_listen`'s listener: `GET /metrics` alone, to whoever reaches it; it logs
+    /// `metrics listening` with its address once it accepts connections.
+    func metricsApplication(host: String, port: Int) -> some ApplicationProtocol {
+        let router = Router()
+        let metrics = self.metrics, logger = self.logger
+        router.get("/metrics") { _, _ in metrics.response() }
+        return Application(
+            router: router, configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in
+                logger.info("metrics listening", metadata: ["address": .string("\(host):\(channel.localAddress?.port ?? port)")])
+            }, logger: logger)
+    }
+}
+
+extension ServerMetrics {
+    /// `/metrics`' answer: the Prometheus text exposition.
+    func response() -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text())))
     }
 }

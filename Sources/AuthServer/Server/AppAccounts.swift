@@ -9,9 +9,12 @@ struct AppAccounts: Sendable {
     let manager: AccountManager
     let delivery: MailDelivery?
 
-    /// The provider of `app`, or `nil` when the app has none. `hasher` is the server's one
-    /// hasher: its bound on concurrent scrypt calls holds across every app.
-    static func make(app: AppConfig, sessions: SessionManager, hasher: PasswordHasher, transport: any HTTPTransport) throws -> AppAccounts? {
+    /// The provider of `app`, or `nil` when the app has none. `hasher` (sign-ins) and
+    /// `newPasswords` (registrations, resets) are the server's: their bounds on concurrent scrypt
+    /// calls hold across every app, each apart from the other.
+    static func make(
+        app: AppConfig, sessions: SessionManager, hasher: PasswordHasher, newPasswords: PasswordHasher, transport: any HTTPTransport
+    ) throws -> AppAccounts? {
         guard case .localUserpass(let l)? = app.providers["local-userpass"] else { return nil }
         var policy = AccountPolicy(minPasswordLength: Int(l.minPasswordLength), autoConfirm: l.autoConfirm)
         policy.hashParameters = hasher.parameters
@@ -25,7 +28,7 @@ struct AppAccounts: Sendable {
             } else {
                 nil
             }
-        return AppAccounts(appID: app.id, manager: try AccountManager(sessions: sessions, policy: policy, hasher: hasher), delivery: delivery)
+        return AppAccounts(appID: app.id, manager: try AccountManager(sessions: sessions, policy: policy, hasher: hasher, newPasswordHasher: newPasswords), delivery: delivery)
     }
 }
 
@@ -36,6 +39,24 @@ extension AuthServer {
             context.notes.retryAfter.withLock { $0 = after }
             throw TokenError(.tooManyRequests, "too many requests; try again in \(after) s")
         }
+    }
+
+    /// Runs `work` (a registration or a password reset) within ``passwordWork``, or refuses it at
+    /// once with 503 `ServiceUnavailable` and `Retry-After: 1` when that budget is spent.
+    func withPasswordBudget<T: Sendable>(_ context: AuthRequestContext, _ work: () async throws -> T) async throws -> T {
+        guard passwordWork.enter() else {
+            context.notes.retryAfter.withLock { $0 = 1 }
+            throw TokenError(.serverBusy, "too many registrations and password resets at once; try again shortly")
+        }
+        defer { passwordWork.leave() }
+        return try await work()
+    }
+
+    /// Counts one `reset` (the API's or the page's form) per client address, then per `tokenId`;
+    /// throws `too_many_requests` (429 with `Retry-After`) when either limit is reached.
+    func throttleReset(tokenID: String, _ context: AuthRequestContext) async throws {
+        try await throttle("reset_addr:" + (context.clientAddress ?? ""), config.limits.resetPerAddress, context)
+        try await throttle("reset_token:" + tokenID, config.limits.resetPerToken, context)
     }
 
     /// Queues `mail` unless the recipient's `mail_per_address` limit is reached (then it is

@@ -10,7 +10,8 @@ public struct AuthRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// A random id for this request, in every log line about it and in a 500's body.
     public let requestID: String
-    /// The peer's address (or the trusted proxy header's value, when configured).
+    /// The client's address as the per-address limits count it: the peer's, or behind a trusted
+    /// proxy the `trusted_proxy_header`'s right-most untrusted address; an IPv6 address as its /64.
     public var clientAddress: String?
     /// The app of the path's `{app}` or of the bearer token (shared with the logging step).
     public var app: String? {

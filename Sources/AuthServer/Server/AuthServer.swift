@@ -46,6 +46,11 @@ public struct AuthServer: Sendable {
     let background: BackgroundQueue
     /// `max_in_flight`: requests past it are answered 503 at once.
     let inFlight: InFlightLimit
+    /// `connections_per_address`: the connections each client address holds open.
+    let connections: ConnectionCounter
+    /// Registrations and password resets (anyone may send them, and each may cost a scrypt) in
+    /// flight at once: a quarter of `max_in_flight`, so that a flood of them leaves room for the rest.
+    let passwordWork: InFlightLimit
 
     /// An app with its session manager.
     public struct AppRuntime: Sendable {
@@ -68,6 +73,9 @@ public struct AuthServer: Sendable {
             var providers: [String: LoginProviders] = [:]
             var accounts: [String: AppAccounts] = [:]
             let hasher = try PasswordHasher()  // one for the server: its bound holds across apps
+            // New passwords (registrations, resets: callers who proved nothing yet) hash one at a
+            // time with a short queue, apart from sign-ins, which they can then never starve.
+            let newPasswords = try PasswordHasher(parameters: hasher.parameters, concurrency: 1, maxWaiting: 8)
             for (id, app) in config.apps {
                 var s = SessionConfiguration(issuer: config.publicURL, audience: id, defaultClientID: id)
                 s.app = id
@@ -78,7 +86,7 @@ public struct AuthServer: Sendable {
                 s.masterKey = masterKey
                 try s.validate()
                 apps[id] = AppRuntime(config: app, sessions: SessionManager(store: store, configuration: s))
-                accounts[id] = try AppAccounts.make(app: app, sessions: apps[id]!.sessions, hasher: hasher, transport: transport)
+                accounts[id] = try AppAccounts.make(app: app, sessions: apps[id]!.sessions, hasher: hasher, newPasswords: newPasswords, transport: transport)
                 do { providers[id] = try LoginProviders(app: app, config: config, transport: transport) } catch let e as TokenError {
                     throw TokenError(.invalidConfiguration, "apps.\(id).providers: \(e.message)")
                 }
@@ -96,7 +104,15 @@ public struct AuthServer: Sendable {
                 config: config, store: store, apps: apps, appIDs: Set(apps.keys), sharedSessions: sharedSessions,
                 createdMasterKeyFile: created, providers: providers,
                 accounts: accounts, transport: transport, metrics: ServerMetrics(), logger: logger, background: BackgroundQueue(logger: logger),
-                inFlight: InFlightLimit(limit: config.maxInFlight))
+                inFlight: InFlightLimit(limit: config.maxInFlight),
+                connections: ConnectionCounter(
+                    limit: config.connectionsPerAddress,
+                    exempt: { peer in
+                        // A trusted proxy's connections carry many clients.
+                        guard let bytes = peer.ipAddress.flatMap(IPNetwork.bytes(of:)) else { return false }
+                        return config.trustedProxies.contains { $0.contains(bytes) }
+                    }),
+                passwordWork: InFlightLimit(limit: max(1, config.maxInFlight / 4)))
         } catch {
             try? await store.close()
             try? await transport.shutdown()
@@ -124,8 +140,14 @@ public struct AuthServer: Sendable {
     ) -> some ApplicationProtocol {
         let router = Router(context: AuthRequestContext.self)
         addRoutes(to: router)
+        let connections = self.connections
         return Application(
             router: router,
+            // `idle_timeout` closes a connection that sends nothing (no head, or a head and then no
+            // more of its body); `connections_per_address` bounds how many one address holds.
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [connections.handler()], idleTimeout: .seconds(config.idleTimeout))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             services: backgroundServices(),
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? port) },
@@ -134,7 +156,9 @@ public struct AuthServer: Sendable {
 
     /// Background work, stopped with the server.
     func backgroundServices() -> [any Service] {
-        [Sweeper(sessions: sharedSessions, logger: logger), background]
+        var services: [any Service] = [Sweeper(sessions: sharedSessions, logger: logger), background]
+        if let listen = config.metricsListen { services.append(metricsApplication(host: listen.host, port: listen.port)) }
+        return services
     }
 
     /// Runs until SIGTERM or SIGINT (in-flight requests get up to 10 s), then closes the store.

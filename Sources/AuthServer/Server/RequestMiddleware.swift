@@ -16,14 +16,20 @@ struct RequestMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         var context = context
-        if let header = server.config.trustedProxyHeader?.lowercased(),
-            let value = request.headers.first(where: { $0.name.canonicalName == header })?.value
-        {
-            context.clientAddress = String(value.split(separator: ",").first ?? "").trimmingCharacters(in: .whitespaces)
+        if let header = server.config.trustedProxyHeader?.lowercased() {
+            let values = request.headers.filter { $0.name.canonicalName == header }.map(\.value)
+            context.clientAddress = ClientAddress.resolve(peer: context.clientAddress, forwarded: values, proxies: server.config.trustedProxies)
         }
+        // What the per-address limits count: an IPv6 client by its /64.
+        context.clientAddress = context.clientAddress.map(ClientAddress.key)
         let response: Response
         let exempt = request.uri.path == "/healthz" || request.uri.path == "/metrics"
-        if !exempt, !server.inFlight.enter() {
+        var request = request
+        // The body first, within `body_timeout`, holding no `max_in_flight` slot: a client that
+        // sends a head and stalls must not take a slot from the requests that arrive whole.
+        if let refused = await receive(&request, context: context) {
+            response = refused
+        } else if !exempt, !server.inFlight.enter() {
             context.notes.retryAfter.withLock { $0 = 1 }
             response = errorResponse(
                 TokenError(.serverBusy, "the server is at its limit of requests in flight; try again shortly"),
@@ -47,6 +53,16 @@ struct RequestMiddleware: RouterMiddleware {
         if let app = context.app { line["app"] = .string(app) }
         server.logger.info("request", metadata: line)
         return response
+    }
+
+    /// Receives `request`'s body; the error response when it is too large, late or cut off.
+    private func receive(_ request: inout Request, context: Context) async -> Response? {
+        do {
+            try await request.receiveBody(upTo: context.maxUploadSize, within: server.config.bodyTimeout)
+            return nil
+        } catch {
+            return errorResponse(error, request: request, context: context)
+        }
     }
 
     /// The response for any error: TokenError by its code, Hummingbird's own errors by status.

@@ -138,6 +138,8 @@ public actor RemoteJWKS {
         do {
             var request = HTTPRequest(url: url, headers: headers, timeout: policy.timeout, maxResponseBytes: policy.limits.maxBytes)
             request.followsCrossOriginRedirects = false  // keys come from the configured origin only
+            // Messages reach clients (a login's 503): they name no URL; `detail` (the log) does.
+            request.name = "the provider's key set"
             let response = try await transport.send(request)
             let now = clock.now()
             let age = freshness(response)
@@ -149,17 +151,17 @@ public actor RemoteJWKS {
                 return entry.keys
             }
             guard response.status == 200 else {
-                throw TokenError(.providerUnavailable, "JWKS \(ProviderURL.shown(url)) answered HTTP \(response.status)")
+                throw unavailable("answered HTTP \(response.status)")
             }
             let keys: JWKSet
             do { keys = try JWKSet(jsonBytes: response.body, limits: policy.limits) } catch let e as TokenError {
-                throw TokenError(.providerUnavailable, "JWKS \(ProviderURL.shown(url)) is unusable: \(e.message)")
+                throw unavailable("is unusable: \(e.message)")
             }
             guard !keys.keys.isEmpty else {
-                throw TokenError(.providerUnavailable, "JWKS \(ProviderURL.shown(url)) holds no usable key")
+                throw unavailable("holds no usable key")
             }
             guard !keys.keys.contains(where: { $0.keyType == .oct }) else {
-                throw TokenError(.providerUnavailable, "JWKS \(ProviderURL.shown(url)) publishes a secret (oct) key; refusing it")
+                throw unavailable("publishes a secret (oct) key; refusing it")
             }
             entry = Entry(keys: keys, etag: response.header("etag"), freshUntil: now.addingTimeInterval(age))
             keysGeneration += 1
@@ -171,6 +173,13 @@ public actor RemoteJWKS {
             if let stale = usableStale(now: clock.now()) { return stale }
             throw e
         }
+    }
+
+    /// `provider_unavailable` "the provider's key set <what>"; the URL only in `detail` (for the log).
+    private func unavailable(_ what: String) -> TokenError {
+        var error = TokenError(.providerUnavailable, "the provider's key set " + what)
+        error.detail = "GET \(ProviderURL.shown(url)) \(what)"
+        return error
     }
 
     /// RFC 9111 §5.2.2.1 max-age, minus §5.1 Age; no-store/no-cache mean "revalidate soon" (the floor).

@@ -4,8 +4,9 @@ public import JOSE
 /// The App Services `custom-function` login: the app's own HTTP function decides who signs in.
 ///
 /// The client's login body (without `provider` and `options`) is POSTed as JSON to the
-/// configured URL with `X-TokenTool-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret,
-/// "<t>.<body>")>`, so the function can check that the call is ours and fresh. Its answer:
+/// configured URL with `X-TokenTool-Signature: t=<unix seconds>,p=login,v1=<hex HMAC-SHA256(secret,
+/// "<t>.login.<body>")>`, so the function can check that the call is ours, fresh, and a login (the
+/// purpose is signed: a login body the client shaped like a `reset/call` is still a login). Its answer:
 /// - 2xx `{"id": "…", "name"?: "…", "email"?: "…"}`: the identity `(custom-function, id)`;
 /// - 4xx: `function_refused`, with the function's `{"error"}` text (bounded, printable);
 /// - anything else (unreachable, timeout, 5xx, a body over the limit or not that object): `function_failed`.
@@ -54,10 +55,12 @@ public struct CustomFunctionProvider: Sendable {
         self.transport = transport
     }
 
-    /// `t=<time>,v1=<hex HMAC-SHA256(secret, "<time>.<body>")>`: the header value for `body` sent at `time`.
-    public static func signature(secret: [UInt8], body: [UInt8], time: Int64) throws -> String {
-        let mac = try HMAC.sha256(key: secret, data: Array("\(time).".utf8) + body)
-        return "t=\(time),v1=" + mac.map { String(format: "%02x", $0) }.joined()
+    /// `t=<time>,p=<purpose>,v1=<hex HMAC-SHA256(secret, "<time>.<purpose>.<body>")>`: the header
+    /// value for `body` sent at `time` for `purpose` (`login`, `confirm`, `reset`, `mail`): the
+    /// purpose is inside the signed bytes, so a body signed for one purpose is no call of another.
+    public static func signature(secret: [UInt8], body: [UInt8], time: Int64, purpose: String) throws -> String {
+        let mac = try HMAC.sha256(key: secret, data: Array("\(time).\(purpose).".utf8) + body)
+        return "t=\(time),p=\(purpose),v1=" + mac.map { String(format: "%02x", $0) }.joined()
     }
 
     /// Calls the function with the login body and makes the identity from its answer.
@@ -68,7 +71,7 @@ public struct CustomFunctionProvider: Sendable {
     public func verify(payload: JSONObject) async throws -> Identity {
         var body = JSONObject()
         for (key, value) in payload where key != "provider" && key != "options" { body[key] = value }
-        let answer = try await call(body)
+        let answer = try await call(body, purpose: "login")
         guard let id = answer["id"]?.stringValue, !id.isEmpty else {
             throw TokenError(.customFunctionFailed, "the custom function's answer has no string \"id\"")
         }
@@ -84,13 +87,14 @@ public struct CustomFunctionProvider: Sendable {
         }
     }
 
-    /// POSTs `body` to the function, signed, within the timeout, and returns its 2xx answer's
-    /// JSON object (the login above, and the accounts' `confirm/call` and `reset/call`).
+    /// POSTs `body` to the function, signed for `purpose`, within the timeout, and returns its 2xx
+    /// answer's JSON object (the login above, `login`; the accounts' `confirm/call` and `reset/call`,
+    /// `confirm` and `reset`).
     /// - Throws: `function_refused` for a 4xx (with the function's `{"error"}` text, bounded and
     ///   printable); `function_failed` when it is unreachable, times out, answers otherwise than
     ///   2xx or 4xx, or answers 2xx with anything but a JSON object within the size limit;
     ///   `invalid_input` for a body over the limit.
-    public func call(_ body: JSONObject) async throws -> JSONObject {
+    public func call(_ body: JSONObject, purpose: String) async throws -> JSONObject {
         let bytes = JSONValue.object(body).jsonBytes
         guard bytes.count <= configuration.maxRequestBytes else {
             throw TokenError(.invalidInput, "the custom function payload is over \(configuration.maxRequestBytes) bytes")
@@ -100,7 +104,7 @@ public struct CustomFunctionProvider: Sendable {
             method: "POST", url: configuration.url,
             headers: [
                 ("Content-Type", "application/json"), ("Accept", "application/json"),
-                (Self.signatureHeader, try Self.signature(secret: configuration.secret, body: bytes, time: time)),
+                (Self.signatureHeader, try Self.signature(secret: configuration.secret, body: bytes, time: time, purpose: purpose)),
             ],
             body: bytes, timeout: configuration.timeout, maxResponseBytes: configuration.maxResponseBytes)
         // The message goes to the client: the function's address (often an internal one) is the

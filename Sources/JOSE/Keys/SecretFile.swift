@@ -16,10 +16,11 @@ public enum SecretFile {
 
     /// Reads a secret: the file's bytes exactly, except one trailing newline (`\n` or `\r\n`,
     /// as `echo` and `openssl rand -hex` add), which is dropped. `-` reads standard input.
+    /// With `ownerOnly`, a file that group or others may open is refused (secrets at rest).
     /// - Throws: `invalid_input` when the file cannot be read or exceeds ``maxBytes``;
-    ///   `invalid_key` when nothing is left.
-    public static func read(path: String) throws -> [UInt8] {
-        var bytes = try readBytes(path: path, limit: maxBytes)
+    ///   `invalid_key` when nothing is left, or (`ownerOnly`) when others may open it.
+    public static func read(path: String, ownerOnly: Bool = false) throws -> [UInt8] {
+        var bytes = try readBytes(path: path, limit: maxBytes, ownerOnly: ownerOnly)
         if bytes.last == 0x0A { bytes.removeLast(); if bytes.last == 0x0D { bytes.removeLast() } }
         guard !bytes.isEmpty else { throw TokenError(.invalidKey, "\(describe(path)) holds no secret (it is empty)") }
         return bytes

@@ -63,7 +63,7 @@ extension AccountManager {
     ) async throws -> FunctionOutcome {
         try PasswordRule.checkEmail(email)
         try PasswordRule.check(newPassword, minLength: policy.minPasswordLength)
-        let hash = try await hasher.hash(newPassword).encoded
+        let hash = try await newPasswordHasher.hash(newPassword).encoded
         let issued = try await issueReset(email: email)
         let token = try issued ?? decoy(.reset, email: email, lifetime: policy.resetTokenLifetime)
         return try await decide(token, stored: issued != nil, refusal: "the password reset function refused", call) {

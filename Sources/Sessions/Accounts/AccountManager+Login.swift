@@ -26,11 +26,12 @@ extension AccountManager {
         // Bounded before any work; the key is what the limit counts, whatever the shape of the email.
         guard email.utf8.count <= PasswordRule.maxEmailBytes, password.utf8.count <= 4 * PasswordRule.maxLength else { throw failed }
         let key = PasswordRule.emailKey(email)
-        let throttleKey = "fail_acct:" + key
+        let app = sessions.configuration.app
+        // Per app, as the account is: failures in one app never lock the same email in another.
+        let throttleKey = "fail_acct:" + app + ":" + key
         if let failureLimit, case .refused(let after) = try await throttle.check(throttleKey, limit: failureLimit) {
             return .throttled(retryAfter: after)
         }
-        let app = sessions.configuration.app
         let account = try await sessions.store.transaction { tx in try await tx.account(app: app, emailKey: key) }
         let stored = account.flatMap { try? PasswordHash(parsing: $0.passwordHash) }
         let ok = if let stored { try await hasher.verify(password, against: stored) } else { try await hasher.verifyDummy(password) }
@@ -62,9 +63,16 @@ extension AccountManager {
     /// ``resetPassword(token:tokenID:newPassword:)`` refused; `invalid` for one that is unknown,
     /// of the other kind or whose id does not match.
     public func linkProblem(token: String, tokenID: String, purpose: AccountTokenRecord.Purpose) async throws -> LinkProblem {
-        guard (1...128).contains(token.utf8.count), (1...128).contains(tokenID.utf8.count) else { return .invalid }
+        guard let record = try await tokenRecord(token: token, tokenID: tokenID, purpose: purpose) else { return .invalid }
+        if record.usedAt != nil { return .used }
+        return record.expiresAt <= sessions.configuration.now ? .expired : .invalid
+    }
+
+    /// The stored token of `purpose` whose hash and id these are (used or not, expired or not),
+    /// read without spending it; `nil` for any other.
+    func tokenRecord(token: String, tokenID: String, purpose: AccountTokenRecord.Purpose) async throws -> AccountTokenRecord? {
+        guard (1...128).contains(token.utf8.count), (1...128).contains(tokenID.utf8.count) else { return nil }
         let hash = AccountToken.hash(token)
-        let now = sessions.configuration.now
         let app = sessions.configuration.app
         let found = try await sessions.store.transaction { tx -> AccountTokenRecord? in
             guard let record = try await tx.accountToken(hash: hash), try await tx.account(id: record.accountID, forUpdate: false)?.app == app else {
@@ -73,8 +81,7 @@ extension AccountManager {
             return record
         }
         guard let record = found, record.purpose == purpose, ConstantTime.equals(Array(record.tokenID.utf8), Array(tokenID.utf8))
-        else { return .invalid }
-        if record.usedAt != nil { return .used }
-        return record.expiresAt <= now ? .expired : .invalid
+        else { return nil }
+        return record
     }
 }

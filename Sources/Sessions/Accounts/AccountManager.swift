@@ -19,15 +19,25 @@ import JOSE
 public struct AccountManager: Sendable {
     public let sessions: SessionManager
     public let policy: AccountPolicy
+    /// Checks passwords at sign-in.
     public let hasher: PasswordHasher
+    /// Hashes the new passwords of registrations and resets: a budget apart from ``hasher``'s,
+    /// so that callers who proved nothing cannot keep sign-ins waiting for scrypt.
+    public let newPasswordHasher: PasswordHasher
     public let throttle: Throttle
 
+    /// `newPasswordHasher` defaults to `hasher` (one budget for all).
     /// - Throws: `invalid_configuration` for a policy out of range.
-    public init(sessions: SessionManager, policy: AccountPolicy = AccountPolicy(), hasher: PasswordHasher? = nil) throws {
+    public init(
+        sessions: SessionManager, policy: AccountPolicy = AccountPolicy(), hasher: PasswordHasher? = nil,
+        newPasswordHasher: PasswordHasher? = nil
+    ) throws {
         try policy.validate()
         self.sessions = sessions
         self.policy = policy
-        self.hasher = try hasher ?? PasswordHasher(parameters: policy.hashParameters)
+        let hasher = try hasher ?? PasswordHasher(parameters: policy.hashParameters)
+        self.hasher = hasher
+        self.newPasswordHasher = newPasswordHasher ?? hasher
         throttle = Throttle(store: sessions.store, clock: sessions.configuration.clock)
     }
 
@@ -48,7 +58,7 @@ public struct AccountManager: Sendable {
         try PasswordRule.checkEmail(email)
         try PasswordRule.check(password, minLength: policy.minPasswordLength)
         // Hashed whether or not the address is taken: both answers cost one scrypt.
-        let hash = try await hasher.hash(password).encoded
+        let hash = try await newPasswordHasher.hash(password).encoded
         let key = PasswordRule.emailKey(email)
         let now = sessions.configuration.now
         let app = sessions.configuration.app
@@ -83,7 +93,8 @@ public struct AccountManager: Sendable {
     }
 
     /// A new confirmation token for an unconfirmed account, or `nil` for an unknown or already
-    /// confirmed address (the caller answers alike; `UserAlreadyConfirmed` is never said).
+    /// confirmed address (the caller answers alike; `UserAlreadyConfirmed` is never said). Earlier
+    /// live tokens of the account and purpose expire: one is live at a time (reset tokens alike).
     /// - Throws: `store_unavailable`.
     public func issueConfirmation(email: String) async throws -> AccountToken? {
         try await issue(.confirm, email: email, lifetime: policy.confirmTokenLifetime) { $0.confirmedAt == nil }
@@ -110,14 +121,19 @@ public struct AccountManager: Sendable {
     }
 
     /// Sets a new password with a reset token: spends the token, confirms the account, ends
-    /// every session of the user and disables its API keys. The password is checked before the token is spent, so a
-    /// too-short password leaves the link usable.
+    /// every session of the user and disables its API keys. The password is checked before the
+    /// token is spent, so a too-short password leaves the link usable. The token is looked up (a
+    /// SHA-256 and one indexed read) before the password is hashed: a made-up token costs no scrypt.
     /// - Returns: the account (its email, for the notice mail).
     /// - Throws: `invalid_password`, `userpass_token_invalid`, `too_many_requests`, `store_unavailable`.
     @discardableResult
     public func resetPassword(token: String, tokenID: String, newPassword: String) async throws -> AccountRecord {
         try PasswordRule.check(newPassword, minLength: policy.minPasswordLength)
-        return try await resetPassword(token: token, tokenID: tokenID, hash: try await hasher.hash(newPassword).encoded)
+        guard let record = try await tokenRecord(token: token, tokenID: tokenID, purpose: .reset), record.usedAt == nil,
+            record.expiresAt > sessions.configuration.now
+        else { throw TokenError(.userpassTokenInvalid, "the link is invalid, already used or expired") }
+        // Spent (atomically, once) only after the hash: a concurrent use may still win, and is refused then.
+        return try await resetPassword(token: token, tokenID: tokenID, hash: try await newPasswordHasher.hash(newPassword).encoded)
     }
 
     /// ``resetPassword(token:tokenID:newPassword:)`` with the new password already hashed.
@@ -154,6 +170,8 @@ public struct AccountManager: Sendable {
             var token = made
             token.accountID = account.id
             token.email = account.email
+            // One live token per account and purpose: the newest link works, earlier ones have expired.
+            _ = try await tx.expireAccountTokens(accountID: account.id, purpose: purpose, at: now)
             try await tx.insertAccountToken(token.record)
             return token
         }

@@ -28,15 +28,38 @@ public enum PasswordRule {
         normalized(email).lowercased()
     }
 
-    /// Checks the shape of an email address: `local@domain`, at most ``maxEmailBytes`` bytes,
-    /// no white space or control characters.
+    /// Checks that `email` is one conservative RFC 5322 addr-spec (§3.4.1), at most
+    /// ``maxEmailBytes`` bytes: a dot-atom local part of at most 64 bytes (letters, digits and
+    /// `!#$%&'*+-=?^_{}~`, not starting with `-`), `@`, and a domain of two or more labels of
+    /// letters, digits and inner hyphens. Nothing a mail program could read as a second address,
+    /// a display name, a route, a program or an option: no `,` `;` `<` `>` `(` `)` `"` `\` `[` `]`
+    /// `:` `/` `|`, white space or control characters. Letters may be non-ASCII (RFC 6531).
     /// - Throws: `invalid_email`.
     public static func checkEmail(_ email: String) throws {
-        let scalars = email.unicodeScalars
-        guard email.utf8.count <= maxEmailBytes,
-            let at = scalars.lastIndex(of: "@"), at != scalars.startIndex, scalars.index(after: at) != scalars.endIndex,
-            !scalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control })
-        else { throw TokenError(.invalidEmail, "email must be an address of the form name@domain, at most \(maxEmailBytes) bytes") }
+        guard isAddrSpec(email) else {
+            throw TokenError(.invalidEmail, "email must be one address of the form name@domain.example, at most \(maxEmailBytes) bytes")
+        }
+    }
+
+    /// Whether `email` passes ``checkEmail(_:)``.
+    public static func isAddrSpec(_ email: String) -> Bool {
+        let email = normalized(email)  // NFD and NFC spellings are one address
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard email.utf8.count <= maxEmailBytes, parts.count == 2, (1...64).contains(parts[0].utf8.count), !parts[0].hasPrefix("-") else { return false }
+        let specials = Set("!#$%&'*+-=?^_{}~".unicodeScalars)
+        func letterOrDigit(_ c: Unicode.Scalar) -> Bool {
+            if c.isASCII { return ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) }
+            let p = c.properties
+            return p.isAlphabetic || p.numericType != nil || [.nonspacingMark, .spacingMark].contains(p.generalCategory)
+        }
+        let atoms = parts[0].split(separator: ".", omittingEmptySubsequences: false)
+        guard atoms.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy { letterOrDigit($0) || specials.contains($0) } }) else { return false }
+        let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        return labels.count >= 2
+            && labels.allSatisfy { label in
+                (1...63).contains(label.utf8.count) && !label.hasPrefix("-") && !label.hasSuffix("-")
+                    && label.unicodeScalars.allSatisfy { letterOrDigit($0) || $0 == "-" }
+            }
     }
 
     static func normalized(_ s: String) -> String { s.precomposedStringWithCanonicalMapping }

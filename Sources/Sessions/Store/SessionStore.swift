@@ -158,6 +158,9 @@ public protocol SessionStoreTransaction: Sendable {
     /// AND purpose = $purpose AND used_at IS NULL AND expires_at > at`.
     /// - Returns: the token's row, for the single caller whose update changed it.
     func spendAccountToken(hash: String, tokenID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> AccountTokenRecord?
+    /// Ends the live tokens of `purpose` of the account `accountID` (their `expires_at` becomes `at`): one live
+    /// token per account and purpose. - Returns: how many ended.
+    func expireAccountTokens(accountID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> Int
     /// Serialises every counting on `key` until the transaction ends (a row or advisory lock
     /// where the store has them; SQLite's transactions are serial already).
     func lockThrottleKey(_ key: String) async throws

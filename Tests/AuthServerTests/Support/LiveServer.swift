@@ -76,7 +76,10 @@ struct LiveServer: Sendable {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tokentool-serve-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        for (name, content) in files { try content.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8) }
+        for (name, content) in files {
+            try content.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
+            chmod(dir + "/" + name, 0o600)  // secrets are read owner-only
+        }
         var store = "\"store\": \"sessions.sqlite\","
         if kind == .postgres {
             var url = given ?? ""

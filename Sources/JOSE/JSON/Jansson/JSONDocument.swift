@@ -44,16 +44,16 @@ final class JSONDocument: @unchecked Sendable {
             let reason = text.isEmpty ? "invalid JSON" : text
             throw TokenError.malformed("\(what) is not valid JSON: \(reason) at offset \(error.position)")
         }
-        if !allowAnyTop {
-            guard ctk_json_typeof(root) == Int32(JSON_OBJECT.rawValue) else {
-                ctk_json_decref(root)
-                throw TokenError.malformed("\(what) is not a JSON object")
-            }
+        let isObject = ctk_json_typeof(root) == Int32(JSON_OBJECT.rawValue)
+        if !allowAnyTop, !isObject {
+            ctk_json_decref(root)
+            throw TokenError.malformed("\(what) is not a JSON object")
+        }
+        // The member bound holds for any top-level object, also where other tops are allowed.
+        if isObject, json_object_size(root) > limits.maxTopLevelMembers {
             let members = json_object_size(root)
-            if members > limits.maxTopLevelMembers {
-                ctk_json_decref(root)
-                throw TokenError.malformed("\(what) has \(members) members; the limit is \(limits.maxTopLevelMembers)")
-            }
+            ctk_json_decref(root)
+            throw TokenError.malformed("\(what) has \(members) members; the limit is \(limits.maxTopLevelMembers)")
         }
         return root
     }

@@ -19,9 +19,11 @@ public struct MailDelivery: Sendable {
     /// Where mail goes.
     public enum Method: Sendable {
         /// POST of ``AccountMail/json`` with `X-TokenTool-Signature` under `secret`, signed as the
-        /// custom-function provider signs (`CustomFunctionProvider.signature`).
+        /// custom-function provider signs (`CustomFunctionProvider.signature`), for the purpose `mail`.
         case webhook(url: String, secret: [UInt8])
-        /// Runs `argv` (`["/usr/sbin/sendmail", "-t"]`) with the message on standard input; exit 0 is success.
+        /// Runs `argv` with the recipient's address appended as its last argument
+        /// (`["/usr/sbin/sendmail", "-i"]` runs `sendmail -i ADDRESS`) and the message on standard
+        /// input; exit 0 is success. The recipient never comes from the message's `To:` (no `-t`).
         case command([String])
     }
 
@@ -90,13 +92,15 @@ public struct MailDelivery: Sendable {
                 method: "POST", url: url,
                 headers: [
                     (name: "Content-Type", value: "application/json"),
-                    (name: "X-TokenTool-Signature", value: try CustomFunctionProvider.signature(secret: secret, body: body, time: now)),
+                    (name: "X-TokenTool-Signature", value: try CustomFunctionProvider.signature(secret: secret, body: body, time: now, purpose: "mail")),
                 ], body: body, timeout: timeout, maxResponseBytes: 16 * 1024)
             let response = try await transport.send(request)
             return (200..<300).contains(response.status) ? nil : "status \(response.status)"
         case .command(let argv):
+            // One address, as an argument: never a list, an option or anything the program would parse.
+            guard PasswordRule.isAddrSpec(mail.email) else { return "the recipient is not one plain address" }
             let message = mail.message(from: sender, date: clock.now())
-            let status = try await Self.run(argv, input: Array(message.utf8), timeout: timeout)
+            let status = try await Self.run(argv + [mail.email], input: Array(message.utf8), timeout: timeout)
             return status == 0 ? nil : "exit status \(status)"
         }
     }
