@@ -166,8 +166,7 @@ public struct KeyRing: Sendable {
             guard let master = configuration.masterKey else {
                 throw TokenError(.invalidConfiguration, "signing key \"\(record.keyID)\" is sealed; a master key is needed to use it")
             }
-            let box = try Base64URL.decode(record.privateJWK, what: "sealed signing key")
-            guard let plain = try? AESGCM.open(box, key: master, authenticating: Array(record.keyID.utf8)) else {
+            guard let plain = try Sealer.open(record.privateJWK, key: master, purpose: .signingKey, context: [record.keyID]) else {
                 throw TokenError(.invalidConfiguration, "the master key does not open signing key \"\(record.keyID)\"")
             }
             json = String(decoding: plain, as: UTF8.self)
@@ -202,7 +201,7 @@ public struct KeyRing: Sendable {
         let privateJSON = try key.jsonString(includePrivate: true)
         let stored: String
         if let master = configuration.masterKey {
-            stored = Base64URL.encode(try AESGCM.seal(Array(privateJSON.utf8), key: master, authenticating: Array(kid.utf8)))
+            stored = try Sealer.seal(Array(privateJSON.utf8), key: master, purpose: .signingKey, context: [kid])
         } else {
             stored = privateJSON
         }
