@@ -2,7 +2,7 @@
 # `make bench-server`: tokentool serve under wrk on loopback, each figure beside its floor from the same run.
 #
 #   scripts/bench-server.sh [--seconds S] [--connections C] [--repeat R] [--stores "sqlite postgres"]
-#                           [--instances "1 2"] [--rows "login refresh refresh-rotate profile middleware"]
+#                           [--instances "1 2"] [--rows "login refresh refresh-rotate profile jwks middleware"]
 #                           [--quick] [--overload] [--soak SECONDS]
 #
 # Rows (requests/s, p50 and p99 latency from wrk --latency; R runs of each row, the median kept):
@@ -16,11 +16,12 @@
 #   refresh         POST …/auth/session, refresh_rotation off (2 sessions per connection, sent in turn)
 #   refresh-rotate  POST …/auth/session, refresh_rotation on (each answer's token is used next)
 #   profile         GET …/auth/profile with an access token (live-checked against the store)
+#   jwks            GET /.well-known/jwks.json of the server (the key ring's document, kept between reads)
 #   middleware      GET /protected of bench-floor behind AccessTokenMiddleware (the server's JWKS, the cache)
 # with 1 and 2 server instances (2: one PostgreSQL database, or one SQLite file; as many bench-floors
 # for floor-http and middleware), wrk's connections split between them. The ratio column is a row's
 # requests/s over its floor's; the target column is the project's targets (docs/performance.md: middleware 80 % of floor-http, profile
-# 50 % of floor-http, login and refreshes 50 % of their store floors). The store columns put each
+# and jwks 50 % of floor-http, login and refreshes 50 % of their store floors). The store columns put each
 # server row beside the same work done on the store without HTTP (what bounds it).
 #
 # --quick: 3 s rows, SQLite, 1 instance, no repeats. --overload: after a store's 1-instance rows, the
@@ -39,7 +40,7 @@ CONNECTIONS=32
 REPEAT=1
 STORES="sqlite postgres"
 INSTANCES="1 2"
-ROWS_WANTED="login refresh refresh-rotate profile middleware"
+ROWS_WANTED="login refresh refresh-rotate profile jwks middleware"
 OVERLOAD=0
 SOAK=0
 while [ $# -gt 0 ]; do
@@ -53,7 +54,7 @@ while [ $# -gt 0 ]; do
         --quick) SECONDS_PER_ROW=3; STORES=sqlite; INSTANCES=1; REPEAT=1; shift ;;
         --overload) OVERLOAD=1; shift ;;
         --soak) SOAK=$2; shift 2 ;;
-        *) sed -n '2,31p' "$0" >&2; exit 2 ;;
+        *) sed -n '2,32p' "$0" >&2; exit 2 ;;
     esac
 done
 BIN=${TOKENTOOL:-$ROOT/.build/release/tokentool}
@@ -137,6 +138,7 @@ cmd_of() {
         refresh) echo "wrk -s refresh-keeping.lua POST $BASE/auth/session (bench-keep tokens, 2 sessions per connection)" ;;
         refresh-rotate) echo "wrk -s refresh-rotating.lua POST $BASE/auth/session (bench-rotate tokens)" ;;
         profile) echo "wrk -s get-bearer.lua GET $BASE/auth/profile" ;;
+        jwks) echo "wrk -s plain.lua GET /.well-known/jwks.json" ;;
         middleware) echo "wrk -s get-bearer.lua GET /protected (bench-floor --jwks the server's)" ;;
     esac
 }
@@ -296,6 +298,10 @@ EOF
         if wanted profile; then
             s=$(BEARER=$ACCESS wrk_row profile get-bearer.lua $(urls "$BASE/auth/profile"))
             record "$store" "$n" profile floor-http 0.5 "$s"
+        fi
+        if wanted jwks; then
+            s=$(wrk_row jwks plain.lua $(urls "/.well-known/jwks.json"))
+            record "$store" "$n" jwks floor-http 0.5 "$s"
         fi
         if wanted middleware; then
             s=$(BEARER=$ACCESS wrk_row middleware get-bearer.lua "${floors_mw[@]}")

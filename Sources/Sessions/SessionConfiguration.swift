@@ -37,7 +37,8 @@ public struct SessionConfiguration: Sendable {
     /// Where "now" comes from.
     public var clock: TokenClock = .system
     /// Seconds an access-token verifier reuses the published keys it read from the store (with
-    /// its cache of verified tokens) before reading them again. A rotation or revocation in this
+    /// its cache of verified tokens) before reading them again, and the published JWKS document
+    /// (``KeyRing/publishedJWKSDocument()``, by ``clock``) is kept. A rotation or revocation in this
     /// process takes effect at once; one in another process (`tokentool keys revoke`, a second
     /// server) within this time. Default 1 second; 0 reads the keys for every verification.
     public var publishedKeysCacheSeconds: Double = 1

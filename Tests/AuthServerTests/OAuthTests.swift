@@ -69,6 +69,19 @@ struct OAuthTests {
         }
     }
 
+    @Test("JWKS: the kept document, the store's published keys, with the headers of every JWKS answer", arguments: StoreKind.available)
+    func jwksDocument(kind: StoreKind) async throws {
+        try await Self.with(kind) { s in
+            let a = try await s.call(.GET, "/.well-known/jwks.json")
+            let b = try await s.call(.GET, "/.well-known/jwks.json")
+            #expect(a.status == 200 && b.status == 200 && a.body == b.body)
+            #expect(a.header("content-type") == "application/json")
+            #expect(a.header("cache-control") == "public, max-age=300")
+            let published = try await s.server.apps["myapp"]!.sessions.keyRing.jwks()
+            #expect(try a.body == JSONValue(parsing: published.jsonString()).jsonString)
+        }
+    }
+
     @Test("token: refresh grant, same refresh token without rotation, a new one with it", arguments: StoreKind.available)
     func refreshGrant(kind: StoreKind) async throws {
         try await Self.with(kind) { s in

@@ -8,11 +8,11 @@ import Sessions
 extension AuthServer {
     func addOAuthRoutes(to routes: RouteTable) {
         let metadata = OAuthMetadata.document(publicURL: config.publicURL)
+        let jwksHeaders: HTTPFields = [.cacheControl: "public, max-age=300"]
         routes.on(.get, "/.well-known/jwks.json") { _, _ in
-            let jwks = try await self.sharedSessions.keyRing.jwks()
-            var headers = HTTPFields()
-            headers[.cacheControl] = "public, max-age=300"
-            return JSONResponse.make(status: 200, try JSONValue(parsing: jwks.jsonString()), headers: headers)
+            // Encoded once per key-ring change, not read from the store per request (KeyRing.publishedJWKSDocument).
+            let document = try await self.sharedSessions.keyRing.publishedJWKSDocument()
+            return JSONResponse.make(status: 200, bytes: document, headers: jwksHeaders)
         }
         for path in ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"] {
             routes.on(.get, path) { _, _ in JSONResponse.ok(metadata) }

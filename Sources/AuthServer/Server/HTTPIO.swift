@@ -6,12 +6,15 @@ import NIOCore
 /// JSON responses, built the same way everywhere.
 enum JSONResponse {
     static func make(status: Int, _ body: JSONValue, headers extra: HTTPFields = [:], noStore: Bool = false) -> Response {
+        make(status: status, bytes: body.jsonBytes, headers: extra, noStore: noStore)
+    }
+
+    /// A JSON answer whose body is already encoded.
+    static func make(status: Int, bytes: [UInt8], headers extra: HTTPFields = [:], noStore: Bool = false) -> Response {
         var headers = extra
         headers[.contentType] = "application/json"
         if noStore { headers[.cacheControl] = "no-store" }
-        return Response(
-            status: HTTPResponse.Status(code: status), headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
+        return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// 200 with `body`.

@@ -120,6 +120,26 @@ public struct KeyRing: Sendable {
         return try JWKSet(keys: records.filter { $0.isPublished(at: now) }.reversed().map { try JWK(json: $0.publicJWK) })
     }
 
+    /// The published JWKS as the JSON document a `jwks_uri` serves, encoded once and kept the way
+    /// ``accessTokenVerifier(options:audiences:)`` keeps its keys: read from the store at most once
+    /// per ``SessionConfiguration/publishedKeysCacheSeconds`` of the configuration's clock (a clock
+    /// that went back counts as stale), and at once after a rotation or revocation through this
+    /// ring; 0 reads it for every call. A key rotated or revoked by another process is published
+    /// here within that time.
+    /// - Throws: as ``jwks()``.
+    public func publishedJWKSDocument() async throws -> [UInt8] {
+        let ttl = configuration.publishedKeysCacheSeconds
+        let now = configuration.clock.now()
+        guard ttl > 0 else { return try await Self.document(jwks()) }
+        if let bytes = published.document(at: now, maxAge: ttl) { return bytes }
+        let generation = published.generation
+        let bytes = try await Self.document(jwks())
+        published.install(document: bytes, readAt: now, generation: generation)
+        return bytes
+    }
+
+    private static func document(_ keys: JWKSet) throws -> [UInt8] { try JSONValue(parsing: keys.jsonString()).jsonBytes }
+
     /// A verifier of this ring's access tokens with `options`, over the published keys, with the
     /// verified-token cache. The keys are read from the store at most once per
     /// ``SessionConfiguration/publishedKeysCacheSeconds`` (and at once after a rotation or
@@ -146,8 +166,7 @@ public struct KeyRing: Sendable {
             guard let master = configuration.masterKey else {
                 throw TokenError(.invalidConfiguration, "signing key \"\(record.keyID)\" is sealed; a master key is needed to use it")
             }
-            let box = try Base64URL.decode(record.privateJWK, what: "sealed signing key")
-            guard let plain = try? AESGCM.open(box, key: master, authenticating: Array(record.keyID.utf8)) else {
+            guard let plain = try Sealer.open(record.privateJWK, key: master, purpose: .signingKey, context: [record.keyID]) else {
                 throw TokenError(.invalidConfiguration, "the master key does not open signing key \"\(record.keyID)\"")
             }
             json = String(decoding: plain, as: UTF8.self)
@@ -182,7 +201,7 @@ public struct KeyRing: Sendable {
         let privateJSON = try key.jsonString(includePrivate: true)
         let stored: String
         if let master = configuration.masterKey {
-            stored = Base64URL.encode(try AESGCM.seal(Array(privateJSON.utf8), key: master, authenticating: Array(kid.utf8)))
+            stored = try Sealer.seal(Array(privateJSON.utf8), key: master, purpose: .signingKey, context: [kid])
         } else {
             stored = privateJSON
         }
@@ -210,11 +229,14 @@ final class SignerCache: @unchecked Sendable {
 }
 
 /// The published keys' verifiers by audience set, each with its verified-token cache, and when
-/// they were read. A reference type shared by copies of one ``KeyRing``.
+/// they were read; the published JWKS document and when it was read. A reference type shared by
+/// copies of one ``KeyRing``.
 final class PublishedKeysCache: @unchecked Sendable {
     private let lock = NSLock()
     private var readAt: ContinuousClock.Instant? = nil
     private var verifiers: [Set<String>: JWTVerifier] = [:]
+    private var jwksDocument: (bytes: [UInt8], readAt: Date)? = nil
+    private var resets: UInt64 = 0
 
     /// The verifier for `audiences` if the keys behind it were read less than `maxAge` seconds ago.
     func verifier(audiences: Set<String>, maxAge: Double) -> JWTVerifier? {
@@ -235,9 +257,30 @@ final class PublishedKeysCache: @unchecked Sendable {
         }
     }
 
+    /// The published JWKS document if it was read less than `maxAge` seconds before `now` (by the
+    /// configuration's clock; a `now` before the read counts as stale).
+    func document(at now: Date, maxAge: Double) -> [UInt8]? {
+        lock.withLock {
+            guard let kept = jwksDocument, now >= kept.readAt, now.timeIntervalSince(kept.readAt) < maxAge else { return nil }
+            return kept.bytes
+        }
+    }
+
+    /// Keeps the document read at `readAt`, unless a rotation or revocation here reset the cache
+    /// since the read began (`generation` is ``generation`` then): the document may predate it.
+    func install(document bytes: [UInt8], readAt: Date, generation: UInt64) {
+        lock.withLock {
+            if generation == resets { jwksDocument = (bytes, readAt) }
+        }
+    }
+
+    /// How many times the cache was reset.
+    var generation: UInt64 { lock.withLock { resets } }
+
     func reset() {
         lock.withLock {
             readAt = nil; verifiers.removeAll()
+            jwksDocument = nil; resets &+= 1
         }
     }
 }

@@ -36,28 +36,22 @@ enum RefreshToken {
 
     // The successor of a spent token is kept so that a client that lost the response to its
     // refresh can present the spent token again, within the grace interval, and get the same
-    // successor back. It is sealed with AES-256-GCM under HMAC-SHA256(predecessor, label):
-    // the store holds only SHA-256(predecessor), so neither the store nor anyone who reads it
-    // can open the box; only the holder of the predecessor can, and that holder is exactly who
-    // the grace rule serves. The AAD binds the box to its session and predecessor row.
+    // successor back. It is sealed (``Sealer``) under HMAC-SHA256(predecessor, label), not the
+    // master key: the store holds only SHA-256(predecessor), so neither the store nor anyone who
+    // reads it can open the box; only the holder of the predecessor can, and that holder is
+    // exactly who the grace rule serves. The context binds the box to its session and predecessor row.
     private static let sealLabel = Array("tokentool refresh-token grace seal v1".utf8)
 
     static func sealSuccessor(_ successor: String, predecessor: String, sessionID: String) throws -> String {
         let key = try HMAC.sha256(key: Array(predecessor.utf8), data: sealLabel)
-        let box = try AESGCM.seal(Array(successor.utf8), key: key, authenticating: aad(predecessor: predecessor, sessionID: sessionID))
-        return Base64URL.encode(box)
+        return try Sealer.seal(Array(successor.utf8), key: key, purpose: .refreshSuccessor, context: [sessionID, hash(predecessor)])
     }
 
     static func openSuccessor(_ sealed: String, predecessor: String, sessionID: String) -> String? {
         guard let key = try? HMAC.sha256(key: Array(predecessor.utf8), data: sealLabel),
-            let box = try? Base64URL.decode(sealed, what: "sealed successor"),
-            let plain = try? AESGCM.open(box, key: key, authenticating: aad(predecessor: predecessor, sessionID: sessionID))
+            let plain = try? Sealer.open(sealed, key: key, purpose: .refreshSuccessor, context: [sessionID, hash(predecessor)])
         else { return nil }
         return String(decoding: plain, as: UTF8.self)
-    }
-
-    private static func aad(predecessor: String, sessionID: String) -> [UInt8] {
-        Array("\(sessionID).\(hash(predecessor))".utf8)
     }
 }
 
