@@ -110,11 +110,15 @@ struct ResetFloodTests {
             #expect(try await reset("one").status == 400)
             #expect(try await reset("one", page: true).status == 400)
             #expect(try await reset("one").status == 400)
+            // The hosted form answers a person: the form again, saying how long to wait, as a page.
             let perToken = try await reset("one", page: true)
-            #expect(perToken.status == 429 && perToken.errorCode == "TooManyRequests", "\(perToken.body)")
+            #expect(perToken.status == 429 && perToken.header("Content-Type")?.hasPrefix("text/html") == true, "\(perToken.body)")
+            #expect(perToken.body.contains("Too many attempts") && perToken.body.contains("<form"), "\(perToken.body)")
             #expect(Int(perToken.header("Retry-After") ?? "") ?? 0 > 0)
-            #expect(try await reset("two").status == 400)  // another link: the fifth from this address
-            let perAddress = try await reset("three")
+            #expect(perToken.header("Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
+            let perTokenAPI = try await reset("one")
+            #expect(perTokenAPI.status == 429 && perTokenAPI.errorCode == "TooManyRequests", "\(perTokenAPI.body)")
+            let perAddress = try await reset("three")  // another link: the sixth from this address
             #expect(perAddress.status == 429 && perAddress.errorCode == "TooManyRequests", "\(perAddress.body)")
         }
     }

@@ -30,23 +30,33 @@ extension AuthServer {
             return Self.page(.resetForm(token: token, tokenID: tokenID, error: nil), app: accounts.appID)
         }
         routes.on(.post, "/app/:app/reset") { request, context in
-            try await self.withPasswordBudget(context) {
-                let accounts = try self.userpass(context)
-                let form = Self.form(try await request.body.collect(upTo: context.maxUploadSize))
-                let (token, tokenID) = Self.tokenPair(form["token"], form["tokenId"])
-                let password = form["password"] ?? "", repeated = form["confirm"] ?? ""
-                if let error = AccountPages.formError(password: password, repeated: repeated, minLength: accounts.manager.policy.minPasswordLength) {
-                    return Self.page(.resetForm(token: token, tokenID: tokenID, error: error), app: accounts.appID, status: .badRequest)
+            let accounts = try self.userpass(context)
+            let form = Self.form(try await request.body.collect(upTo: context.maxUploadSize))
+            let (token, tokenID) = Self.tokenPair(form["token"], form["tokenId"])
+            do {
+                return try await self.withPasswordBudget(context) {
+                    let password = form["password"] ?? "", repeated = form["confirm"] ?? ""
+                    if let error = AccountPages.formError(password: password, repeated: repeated, minLength: accounts.manager.policy.minPasswordLength) {
+                        return Self.page(.resetForm(token: token, tokenID: tokenID, error: error), app: accounts.appID, status: .badRequest)
+                    }
+                    try await self.throttleReset(tokenID: tokenID, context)
+                    do {
+                        let account = try await accounts.manager.resetPassword(token: token, tokenID: tokenID, newPassword: password)
+                        try await self.queueMail(.notice("reset", app: accounts.appID, email: account.email), accounts: accounts)
+                        return Self.page(.resetDone, app: accounts.appID)
+                    } catch let e as TokenError where e.code == .userpassTokenInvalid {
+                        let problem = try await accounts.manager.linkProblem(token: token, tokenID: tokenID, purpose: .reset)
+                        return Self.page(.linkProblem(problem, purpose: .reset), app: accounts.appID, status: .badRequest)
+                    }
                 }
-                try await self.throttleReset(tokenID: tokenID, context)
-                do {
-                    let account = try await accounts.manager.resetPassword(token: token, tokenID: tokenID, newPassword: password)
-                    try await self.queueMail(.notice("reset", app: accounts.appID, email: account.email), accounts: accounts)
-                    return Self.page(.resetDone, app: accounts.appID)
-                } catch let e as TokenError where e.code == .userpassTokenInvalid {
-                    let problem = try await accounts.manager.linkProblem(token: token, tokenID: tokenID, purpose: .reset)
-                    return Self.page(.linkProblem(problem, purpose: .reset), app: accounts.appID, status: .badRequest)
-                }
+            } catch let e as TokenError where e.code == .tooManyRequests || e.code == .serverBusy {
+                // A person at the form gets the form again with how long to wait, not a JSON body.
+                let after = context.notes.retryAfter.withLock { $0 } ?? 1
+                var page = Self.page(
+                    .resetForm(token: token, tokenID: tokenID, error: .wait(seconds: Int(after))), app: accounts.appID,
+                    status: e.code == .serverBusy ? .serviceUnavailable : .tooManyRequests)
+                page.headers[.retryAfter] = String(after)
+                return page
             }
         }
     }

@@ -30,6 +30,8 @@ public enum AccountPages {
         case tooShort(minimum: Int)
         case tooLong
         case mismatch
+        /// Too many attempts, or too many at once: try again in `seconds`.
+        case wait(seconds: Int)
     }
 
     /// The stylesheet, allowed by its hash in the policy.
@@ -85,6 +87,7 @@ public enum AccountPages {
                 case .tooShort(let minimum)?: "The password is too short: use at least \(minimum) characters."
                 case .tooLong?: "The password is too long: use at most \(PasswordRule.maxLength) characters."
                 case .mismatch?: "The two passwords are not the same."
+                case .wait(let seconds)?: "Too many attempts: wait \(seconds) seconds, then try again."
                 case nil: nil
                 }
             body =
