@@ -35,8 +35,10 @@ extension AuthServer {
                 case .apiKey: throw TokenError(.invalidParameter, "an \(provider) credential cannot be linked")
                 }
                 let access = try await app.sessions.accessToken(forSession: session.sessionID, userID: session.userID)
+                // The bearer's session goes on, on its own device.
+                let deviceID = try await app.sessions.session(id: session.sessionID)?.deviceID ?? device.id
                 return JSONResponse.ok(
-                    ["access_token": .string(access), "user_id": .string(session.userID), "device_id": .string(device.id)],
+                    ["access_token": .string(access), "user_id": .string(session.userID), "device_id": .string(deviceID)],
                     noStore: true)
             }
 
