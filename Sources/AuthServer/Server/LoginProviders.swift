@@ -84,7 +84,7 @@ struct LoginProviders: Sendable {
         do {
             switch provider {
             case "anon-user":
-                return .identity(Identity(provider: provider, subject: try RandomToken.id()), keep: nil)
+                return .identity(Identity(provider: provider, subject: try RandomID.hex(bytes: 12)), keep: nil)
             case "api-key":
                 let key = try await sessions.apiKey(forKey: try body.string("key", maxBytes: 256))
                 return .apiKey(userID: key.userID, keyID: key.id)
@@ -127,13 +127,5 @@ struct LoginProviders: Sendable {
         var i = identity
         i.provider = provider
         return i
-    }
-}
-
-enum RandomToken {
-    /// 24 hex digits (the shape of an App Services id).
-    static func id() throws -> String {
-        var g = SystemRandomNumberGenerator()
-        return (0..<12).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &g)) }.joined()
     }
 }

@@ -93,7 +93,7 @@ public struct FacebookProvider: Sendable {
             throw TokenError(.invalidToken, "debug_token names no user (is this an app or page token?)", claim: "user_id")
         }
 
-        let proof = try HMAC.sha256(key: Array(configuration.appSecret.utf8), data: Array(accessToken.utf8)).map { String(format: "%02x", $0) }.joined()
+        let proof = Hex.encode(try HMAC.sha256(key: Array(configuration.appSecret.utf8), data: Array(accessToken.utf8)))
         var me = try await get(
             path: "/me", query: [("fields", configuration.fields), ("access_token", accessToken), ("appsecret_proof", proof)],
             what: "Graph /me", userTokenCall: true)

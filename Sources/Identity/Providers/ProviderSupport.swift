@@ -27,7 +27,7 @@ enum ProviderHTTP {
                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "*"):
                 out.unicodeScalars.append(Unicode.Scalar(b))
             case UInt8(ascii: " "): out += "+"
-            default: out += String(format: "%%%02X", b)
+            default: out += "%" + Hex.encode(CollectionOfOne(b), uppercase: true)
             }
         }
         return out
@@ -188,7 +188,7 @@ struct OIDCCheck {
         guard let nonce = claims["nonce"]?.stringValue else {
             throw TokenError(.invalidNonce, "token has no \"nonce\"; one was expected", claim: "nonce")
         }
-        let hashed = SHA2.sha256(Array(expected.utf8)).map { String(format: "%02x", $0) }.joined()
+        let hashed = Hex.encode(SHA2.sha256(Array(expected.utf8)))
         let found = Array(nonce.utf8)
         guard ConstantTime.equals(found, Array(expected.utf8)) || ConstantTime.equals(Array(nonce.lowercased().utf8), Array(hashed.utf8)) else {
             throw TokenError(.invalidNonce, "token \"nonce\" matches neither the expected nonce nor its SHA-256", claim: "nonce")

@@ -49,7 +49,7 @@ public struct AccountToken: Sendable, Hashable {
 
     static func make(purpose: AccountTokenRecord.Purpose, email: String, now: Int64, lifetime: Int64) throws -> AccountToken {
         AccountToken(
-            purpose: purpose, token: Base64URL.encode(try SecureRandom.bytes(32)), tokenID: Base64URL.encode(try SecureRandom.bytes(16)),
+            purpose: purpose, token: try RandomID.base64URL(bytes: 32), tokenID: try RandomID.make(),
             accountID: "", email: email, expiresAt: now + lifetime, createdAt: now)
     }
 

@@ -116,9 +116,8 @@ extension TokenCommand {
         static let throttleLimit = RateLimit(count: 100_000, window: 1)
 
         /// A first sign-in's identity, as the server's anonymous login makes one (a random subject).
-        private static func newIdentity() -> Identity {
-            var g = SystemRandomNumberGenerator()
-            return Identity(provider: loginProvider, subject: (0..<12).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &g)) }.joined())
+        private static func newIdentity() throws -> Identity {
+            Identity(provider: loginProvider, subject: try RandomID.hex(bytes: 12))
         }
     }
 }
