@@ -56,6 +56,7 @@ public struct AccountToken: Sendable, Hashable {
     static func hash(_ token: String) -> String { Base64URL.encode(SHA2.sha256(Array(token.utf8))) }
 
     var record: AccountTokenRecord {
-        AccountTokenRecord(hash: Self.hash(token), tokenID: tokenID, accountID: accountID, purpose: purpose, createdAt: createdAt, expiresAt: expiresAt)
+        AccountTokenRecord(
+            hash: Self.hash(token), tokenID: tokenID, accountID: accountID, purpose: purpose, createdAt: createdAt, expiresAt: expiresAt)
     }
 }

@@ -35,7 +35,9 @@ extension TokenCommand {
         func validate() throws {
             guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
             guard concurrency >= 1, concurrency <= 256 else { throw ValidationError("--concurrency must be 1…256") }
-            guard ["rotate", "refresh", "login", "profile"].contains(op) else { throw ValidationError("--op must be rotate, refresh, login or profile") }
+            guard ["rotate", "refresh", "login", "profile"].contains(op) else {
+                throw ValidationError("--op must be rotate, refresh, login or profile")
+            }
         }
 
         func run() async throws {
