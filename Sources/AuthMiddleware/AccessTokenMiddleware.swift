@@ -131,7 +131,7 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
     /// The verified caller of `request`.
     /// - Throws: ``BearerTokenError``.
     func verify(request: Request, logger: Logger) async throws -> VerifiedAccess {
-        let token = try BearerCredentials.token(in: request.headers[values: .authorization])
+        let token = try BearerTokenError.token(in: request.headers[values: .authorization])
         do {
             let verified = try await verifier.verify(token)
             // RFC 9068 tokens of this server always name their key; a token without one is not ours.

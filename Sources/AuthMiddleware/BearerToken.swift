@@ -1,4 +1,5 @@
 public import Hummingbird
+import Sessions
 
 /// Why ``AccessTokenMiddleware`` refused a request, as RFC 6750 §3 words it.
 ///
@@ -38,33 +39,17 @@ public struct BearerTokenError: Error, HTTPResponseError, Sendable, Hashable {
     }
 }
 
-/// Reads RFC 6750 §2.1 credentials: `Authorization: Bearer <b64token>`.
-enum BearerCredentials {
-    /// Far above any access token this server signs, far below what could hurt.
-    static let maxTokenBytes = 8 * 1024
-
-    /// The token of the one `Authorization` header.
-    /// - Throws: ``BearerTokenError/missing`` without Bearer credentials, ``BearerTokenError/invalidRequest``
-    ///   for repeated headers, ``BearerTokenError/invalidToken`` for a token that is not a b64token.
+extension BearerTokenError {
+    /// The token of the one `Authorization` header, read by ``BearerCredentials``.
+    /// - Throws: ``missing`` without Bearer credentials, ``invalidRequest`` for repeated headers,
+    ///   ``invalidToken`` for an empty or over-size token or one that is not a b64token.
     static func token(in values: [String]) throws -> String {
         guard !values.isEmpty else { throw BearerTokenError.missing }
         guard values.count == 1 else { throw BearerTokenError.invalidRequest }
-        let value = values[0].utf8
-        let scheme = value.prefix { $0 != UInt8(ascii: " ") }
-        guard String(decoding: scheme, as: UTF8.self).lowercased() == "bearer" else { throw BearerTokenError.missing }
-        let token = value.dropFirst(scheme.count).drop { $0 == UInt8(ascii: " ") }
-        guard !token.isEmpty, token.count <= maxTokenBytes, isB64Token(token) else { throw BearerTokenError.invalidToken }
-        return String(decoding: token, as: UTF8.self)
-    }
-
-    /// `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`
-    private static func isB64Token(_ bytes: Substring.UTF8View) -> Bool {
-        let body = bytes.reversed().drop { $0 == UInt8(ascii: "=") }
-        guard !body.isEmpty else { return false }
-        return body.allSatisfy { c in
-            (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39)
-                || c == UInt8(ascii: "-") || c == UInt8(ascii: ".") || c == UInt8(ascii: "_") || c == UInt8(ascii: "~")
-                || c == UInt8(ascii: "+") || c == UInt8(ascii: "/")
+        switch BearerCredentials.token(of: values[0]) {
+        case .success(let token): return token
+        case .failure(.notBearer): throw BearerTokenError.missing
+        case .failure(.malformedToken): throw BearerTokenError.invalidToken
         }
     }
 }

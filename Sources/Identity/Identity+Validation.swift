@@ -36,7 +36,9 @@ extension Identity {
             switch v {
             case .null: return nil
             case .string(let s):
-                guard s.count <= max else { throw TokenError(.invalidClaim, "\"\(claim(f))\" is \(s.count) characters; the limit is \(max)", claim: claim(f)) }
+                guard s.count <= max else {
+                    throw TokenError(.invalidClaim, "\"\(claim(f))\" is \(s.count) characters; the limit is \(max)", claim: claim(f))
+                }
                 guard !s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                     throw TokenError(.invalidClaim, "\"\(claim(f))\" contains control characters", claim: claim(f))
                 }
@@ -66,7 +68,8 @@ extension Identity {
         case .string("false")?: identity.emailVerified = false
         case let v?:
             throw TokenError(
-                .invalidClaim, "\"\(claim(.emailVerified))\" is \(v.typeName == "string" ? "a string other than \"true\"/\"false\"" : "a \(v.typeName)"); expected a boolean",
+                .invalidClaim,
+                "\"\(claim(.emailVerified))\" is \(v.typeName == "string" ? "a string other than \"true\"/\"false\"" : "a \(v.typeName)"); expected a boolean",
                 claim: claim(.emailVerified))
         }
         if identity.email == nil { identity.emailVerified = false }
@@ -93,7 +96,9 @@ extension Identity {
     static func isEmailShaped(_ s: String) -> Bool {
         let parts = s.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, (1...64).contains(parts[0].utf8.count), (3...255).contains(parts[1].utf8.count) else { return false }
-        guard !s.unicodeScalars.contains(where: { $0 == " " || $0.properties.generalCategory == .control || $0 == "<" || $0 == ">" }) else { return false }
+        guard !s.unicodeScalars.contains(where: { $0 == " " || $0.properties.generalCategory == .control || $0 == "<" || $0 == ">" }) else {
+            return false
+        }
         let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
         return labels.count >= 2 && labels.allSatisfy { !$0.isEmpty && !$0.hasPrefix("-") && !$0.hasSuffix("-") }
     }

@@ -162,7 +162,8 @@ public final class PostgresSessionStore: SessionStore {
 
     public func schemaVersion() async throws -> Int {
         try await withConnection { conn in
-            let rows = try await Self.run(conn, "SELECT COALESCE(MAX(version), 0)::BIGINT FROM schema_migrations", location: self.location, logger: self.logger)
+            let rows = try await Self.run(
+                conn, "SELECT COALESCE(MAX(version), 0)::BIGINT FROM schema_migrations", location: self.location, logger: self.logger)
             return Int(try rows.first?.decode(Int64.self) ?? 0)
         }
     }
@@ -301,7 +302,9 @@ public final class PostgresSessionStore: SessionStore {
 
     /// Whether a new connection to the database can be made now (within `connectTimeout`).
     static func reachable(_ location: Location, logger: Logger) async -> Bool {
-        guard let probe = try? await PostgresConnection.connect(configuration: location.connectionConfiguration, id: 0, logger: logger) else { return false }
+        guard let probe = try? await PostgresConnection.connect(configuration: location.connectionConfiguration, id: 0, logger: logger) else {
+            return false
+        }
         try? await probe.close()
         return true
     }
@@ -348,7 +351,9 @@ extension PostgresTransaction: MigrationDriver {
     func execute(_ statement: String) async throws { _ = try await q(PostgresQuery(unsafeSQL: statement)) }
 
     func record(_ step: SchemaMigration) async throws {
-        _ = try await q("INSERT INTO schema_migrations (version, name, applied_at) VALUES (\(Int32(step.version)), \(step.name), EXTRACT(EPOCH FROM now())::BIGINT)")
+        _ = try await q(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (\(Int32(step.version)), \(step.name), EXTRACT(EPOCH FROM now())::BIGINT)"
+        )
     }
 
     func commit() async throws { _ = try await q("COMMIT") }

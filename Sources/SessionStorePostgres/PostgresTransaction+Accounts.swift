@@ -8,8 +8,10 @@ extension PostgresTransaction {
     }
 
     private static func account(_ r: PostgresRow) throws -> AccountRecord {
-        let (id, userID, email, key, hash, confirmed, created, app) = try r.decode((String, String?, String, String, String, Int64?, Int64, String).self)
-        return AccountRecord(id: id, userID: userID, email: email, emailKey: key, passwordHash: hash, confirmedAt: confirmed, createdAt: created, app: app)
+        let (id, userID, email, key, hash, confirmed, created, app) = try r.decode(
+            (String, String?, String, String, String, Int64?, Int64, String).self)
+        return AccountRecord(
+            id: id, userID: userID, email: email, emailKey: key, passwordHash: hash, confirmedAt: confirmed, createdAt: created, app: app)
     }
 
     func insertAccount(_ a: AccountRecord) async throws -> Bool {

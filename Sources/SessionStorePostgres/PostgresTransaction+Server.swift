@@ -9,7 +9,8 @@ extension PostgresTransaction {
 
     func setSealedProviderToken(app: String, provider: String, subject: String, sealed: String?) async throws {
         _ = try await q(
-            "UPDATE identities SET sealed_provider_token = \(sealed) WHERE app = \(app) AND provider = \(provider) AND issuer = '' AND subject = \(subject)")
+            "UPDATE identities SET sealed_provider_token = \(sealed) WHERE app = \(app) AND provider = \(provider) AND issuer = '' AND subject = \(subject)"
+        )
     }
 
     func adoptLegacyUsers(app: String, bySessions: Bool, apps: [String], at time: Int64) async throws -> Int {

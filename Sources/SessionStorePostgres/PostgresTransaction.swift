@@ -112,7 +112,8 @@ struct PostgresTransaction: SessionStoreTransaction {
     }
 
     func revokeSession(id: String, at time: Int64, reason: String) async throws -> Bool {
-        try await !q("UPDATE sessions SET revoked_at = \(time), revoke_reason = \(reason) WHERE id = \(id) AND revoked_at IS NULL RETURNING id").isEmpty
+        try await !q("UPDATE sessions SET revoked_at = \(time), revoke_reason = \(reason) WHERE id = \(id) AND revoked_at IS NULL RETURNING id")
+            .isEmpty
     }
 
     func touchSession(id: String, lastUsedAt: Int64, idleExpiresAt: Int64) async throws {
@@ -133,7 +134,8 @@ struct PostgresTransaction: SessionStoreTransaction {
             SELECT hash, session_id, parent_hash, created_at, used_at, successor_hash, sealed_successor FROM refresh_tokens WHERE hash = \(hash)
             """
         ).first.map {
-            let (hash, session, parent, created, used, successor, sealed) = try $0.decode((String, String, String?, Int64, Int64?, String?, String?).self)
+            let (hash, session, parent, created, used, successor, sealed) = try $0.decode(
+                (String, String, String?, Int64, Int64?, String?, String?).self)
             return RefreshTokenRecord(
                 hash: hash, sessionID: session, parentHash: parent, createdAt: created, usedAt: used,
                 successorHash: successor, sealedSuccessor: sealed)
@@ -226,8 +228,10 @@ struct PostgresTransaction: SessionStoreTransaction {
     }
 
     func activeSigningKey() async throws -> SigningKeyRecord? {
-        try await q("SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at FROM signing_keys WHERE active")
-            .first.map(Self.key)
+        try await q(
+            "SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at FROM signing_keys WHERE active"
+        )
+        .first.map(Self.key)
     }
 
     func signingKeys() async throws -> [SigningKeyRecord] {

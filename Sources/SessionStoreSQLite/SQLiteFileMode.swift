@@ -29,7 +29,8 @@ enum SQLiteFileMode {
                 let mode = String(info.st_mode & 0o777, radix: 8)
                 throw TokenError(
                     .invalidConfiguration,
-                    "sqlite store file \(file) is open to group or others (mode \(mode)) and holds signing keys; run chmod 600 \(files.joined(separator: " "))")
+                    "sqlite store file \(file) is open to group or others (mode \(mode)) and holds signing keys; run chmod 600 \(files.joined(separator: " "))"
+                )
             }
         }
     }

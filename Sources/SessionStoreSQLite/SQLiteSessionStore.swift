@@ -45,7 +45,9 @@ public struct SQLiteSessionStore: SessionStore {
         do {
             try await store.raw("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
             let mode = try await store.rows("PRAGMA journal_mode = WAL").first?.column("journal_mode")?.string
-            guard mode?.lowercased() == "wal" else { throw TokenError(.storeUnavailable, "sqlite store \(path) cannot use WAL (journal_mode is \(mode ?? "unknown"))") }
+            guard mode?.lowercased() == "wal" else {
+                throw TokenError(.storeUnavailable, "sqlite store \(path) cannot use WAL (journal_mode is \(mode ?? "unknown"))")
+            }
             try await store.raw("PRAGMA synchronous = NORMAL")
             try await store.raw("PRAGMA foreign_keys = ON")
             try await store.migrate(to: version)
@@ -129,7 +131,8 @@ struct SQLiteMigrationDriver: MigrationDriver {
 
     func begin() async throws {
         try await store.raw("BEGIN IMMEDIATE")
-        try await store.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)")
+        try await store.raw(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)")
     }
 
     func appliedSteps() async throws -> [(version: Int, name: String)] {

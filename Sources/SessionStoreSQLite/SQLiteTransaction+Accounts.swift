@@ -18,7 +18,10 @@ extension SQLiteTransaction {
             """
             INSERT INTO accounts (\(Self.accountColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id
             """,
-            [.text(a.id), .opt(a.userID), .text(a.email), .text(a.emailKey), .text(a.passwordHash), .opt(a.confirmedAt), .int(a.createdAt), .text(a.app)]
+            [
+                .text(a.id), .opt(a.userID), .text(a.email), .text(a.emailKey), .text(a.passwordHash), .opt(a.confirmedAt), .int(a.createdAt),
+                .text(a.app),
+            ]
         ).isEmpty
     }
 

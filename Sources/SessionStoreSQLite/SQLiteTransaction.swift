@@ -210,7 +210,8 @@ struct SQLiteTransaction: SessionStoreTransaction {
         ).first?.string("kid")
     }
 
-    private static let keyColumns = "kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at"
+    private static let keyColumns =
+        "kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at"
 
     private static func key(_ r: SQLiteRow) -> SigningKeyRecord {
         SigningKeyRecord(

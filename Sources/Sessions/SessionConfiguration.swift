@@ -59,7 +59,9 @@ public struct SessionConfiguration: Sendable {
         guard refreshIdleLifetime <= refreshAbsoluteLifetime else {
             throw bad("refresh idle lifetime (\(refreshIdleLifetime)s) exceeds the absolute lifetime (\(refreshAbsoluteLifetime)s)")
         }
-        guard reuseGraceInterval >= 0, reuseGraceInterval <= 300 else { throw bad("reuse grace interval must be 0…300 seconds, got \(reuseGraceInterval)") }
+        guard reuseGraceInterval >= 0, reuseGraceInterval <= 300 else {
+            throw bad("reuse grace interval must be 0…300 seconds, got \(reuseGraceInterval)")
+        }
         guard leeway >= 0 else { throw bad("leeway must not be negative") }
         if let masterKey, masterKey.count != 32 { throw bad("master key must be 32 bytes, got \(masterKey.count)") }
         guard [.es256, .es384, .es512, .edDSA, .rs256, .rs384, .rs512, .ps256, .ps384, .ps512].contains(signingAlgorithm) else {

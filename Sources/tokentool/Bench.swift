@@ -37,7 +37,9 @@ struct Bench: ParsableCommand {
 
     @Option(
         name: .customLong("op"),
-        help: "sign, verify or decode (repeatable; default: all). raw-verify / raw-sign / raw-decode run the primitive alone; verify-cached the cached verify alone.")
+        help:
+            "sign, verify or decode (repeatable; default: all). raw-verify / raw-sign / raw-decode run the primitive alone; verify-cached the cached verify alone."
+    )
     var ops: [String] = []
 
     @Option(help: "Timed seconds per row.")
@@ -61,7 +63,10 @@ struct Bench: ParsableCommand {
     /// One JSON object per line.
     @OptionGroup var output: JSONOption
 
-    @Flag(help: "Leave out the raw-verify / verify-cached / raw-sign / raw-decode rows that --op verify / sign / decode bring (for instruction counts of one op).")
+    @Flag(
+        help:
+            "Leave out the raw-verify / verify-cached / raw-sign / raw-decode rows that --op verify / sign / decode bring (for instruction counts of one op)."
+    )
     var noRaw = false
 
     static let allOps = ["verify", "raw-verify", "verify-cached", "sign", "raw-sign", "decode", "raw-decode"]
@@ -228,7 +233,8 @@ private final class BenchKeys {
         if let k = cache[name] { try k.check(alg, for: .sign); return k }
         let key: JWK
         if let directory {
-            key = alg.scheme == .hmac ? try KeyFile.readSecret(path: directory + "/hmac.key") : try KeyFile.readSingle(path: directory + "/\(name).pem")
+            key =
+                alg.scheme == .hmac ? try KeyFile.readSecret(path: directory + "/hmac.key") : try KeyFile.readSingle(path: directory + "/\(name).pem")
         } else {
             switch name {
             case "rsa": key = try JWK.generateRSA(bits: 2048)

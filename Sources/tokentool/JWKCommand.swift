@@ -65,7 +65,8 @@ struct JWKCommand: ParsableCommand {
                     throw TokenError(.invalidInput, "--alg \(alg.rawValue) does not fit this key (\(key.summary.components(separatedBy: ",")[0]))")
                 }
             }
-            let inputIsJSON = (try? readFileBytes(file, limit: 1 << 20))?.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{")
+            let inputIsJSON =
+                (try? readFileBytes(file, limit: 1 << 20))?.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{")
             let target = format ?? (inputIsJSON && key.keyType != .oct ? .pem : .jwk)
             let text: String
             switch target {
@@ -75,14 +76,17 @@ struct JWKCommand: ParsableCommand {
                 text = try key.pem(includePrivate: key.isPrivate)
             }
             if let out {
-                if !force && FileManager.default.fileExists(atPath: out) { throw TokenError(.invalidInput, "\(out) exists; remove it or pass --force") }
+                if !force && FileManager.default.fileExists(atPath: out) {
+                    throw TokenError(.invalidInput, "\(out) exists; remove it or pass --force")
+                }
                 try writeFile(out, text, private: key.isPrivate)
                 print("wrote \(out)\(key.isPrivate ? " (mode 0600)" : ""): \(key.summary)")
             } else {
                 guard !key.isPrivate || printPrivate else {
                     throw TokenError(
                         .invalidInput,
-                        "\(file) holds a \(key.keyType == .oct ? "secret" : "private key"); pass --public for the public half, --out FILE (mode 0600), or --print-private")
+                        "\(file) holds a \(key.keyType == .oct ? "secret" : "private key"); pass --public for the public half, --out FILE (mode 0600), or --print-private"
+                    )
                 }
                 print(text, terminator: "")
             }

@@ -37,7 +37,9 @@ struct JWKSCommand: ParsableCommand {
                         throw TokenError(.invalidInput, "\(path) holds an HMAC secret (oct); a JWKS is public, so secrets never go in one")
                     }
                     if let kid = key.keyID {
-                        if let other = seen[kid] { throw TokenError(.invalidInput, "kid \"\(kid)\" appears in both \(other) and \(path); kids must be unique") }
+                        if let other = seen[kid] {
+                            throw TokenError(.invalidInput, "kid \"\(kid)\" appears in both \(other) and \(path); kids must be unique")
+                        }
                         seen[kid] = path
                     }
                     keys.append(key.publicKey)

@@ -61,7 +61,8 @@ struct Keygen: ParsableCommand {
     func run() throws {
         try configurationErrors {
             guard out != nil || printPrivate else {
-                throw TokenError(.invalidInput, "keygen does not print private keys unasked: pass --out FILE (written with mode 0600) or --print-private")
+                throw TokenError(
+                    .invalidInput, "keygen does not print private keys unasked: pass --out FILE (written with mode 0600) or --print-private")
             }
             if format == .pem && type == .oct { throw TokenError(.invalidInput, "an oct secret has no PEM form; use --format jwk") }
             if publicOut != nil && type == .oct { throw TokenError(.invalidInput, "an oct secret has no public half; --public-out does not apply") }
@@ -108,20 +109,27 @@ struct Keygen: ParsableCommand {
         switch type {
         case .rsa:
             if curve != nil { throw TokenError(.invalidInput, "--curve does not apply to RSA keys") }
-            if let alg, ![.rsaPKCS1, .rsaPSS].contains(alg.scheme) { throw TokenError(.invalidInput, "--alg \(alg.rawValue) is not an RSA algorithm") }
+            if let alg, ![.rsaPKCS1, .rsaPSS].contains(alg.scheme) {
+                throw TokenError(.invalidInput, "--alg \(alg.rawValue) is not an RSA algorithm")
+            }
             return try JWK.generateRSA(bits: bits ?? 2048)
         case .ec:
             if bits != nil { throw TokenError(.invalidInput, "--bits does not apply to EC keys; choose --curve") }
             let c = parsedCurve ?? alg?.curve ?? .p256
             guard c != .ed25519 else { throw TokenError(.invalidInput, "Ed25519 is an OKP curve; use --type okp") }
             if let alg, alg.scheme != .ecdsa || alg.curve != c {
-                throw TokenError(.invalidInput, "--alg \(alg.rawValue) does not fit curve \(c.rawValue)\(alg.curve.map { " (it needs \($0.rawValue))" } ?? "")")
+                throw TokenError(
+                    .invalidInput, "--alg \(alg.rawValue) does not fit curve \(c.rawValue)\(alg.curve.map { " (it needs \($0.rawValue))" } ?? "")")
             }
             return try JWK.generate(curve: c)
         case .okp:
             if bits != nil { throw TokenError(.invalidInput, "--bits does not apply to OKP keys") }
-            if let parsedCurve, parsedCurve != .ed25519 { throw TokenError(.invalidInput, "OKP keys use Ed25519; \(parsedCurve.rawValue) is an EC curve (--type ec)") }
-            if let alg, alg.scheme != .eddsa { throw TokenError(.invalidInput, "--alg \(alg.rawValue) does not fit an Ed25519 key (it allows EdDSA and Ed25519)") }
+            if let parsedCurve, parsedCurve != .ed25519 {
+                throw TokenError(.invalidInput, "OKP keys use Ed25519; \(parsedCurve.rawValue) is an EC curve (--type ec)")
+            }
+            if let alg, alg.scheme != .eddsa {
+                throw TokenError(.invalidInput, "--alg \(alg.rawValue) does not fit an Ed25519 key (it allows EdDSA and Ed25519)")
+            }
             return try JWK.generate(curve: .ed25519)
         case .oct:
             if curve != nil { throw TokenError(.invalidInput, "--curve does not apply to oct secrets") }

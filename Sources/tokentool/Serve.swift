@@ -10,12 +10,15 @@
             commandName: "serve",
             abstract: "Run the sign-in server (App Services client protocol and OAuth 2.0 endpoints).",
             discussion:
-                "Prints `listening on http://HOST:PORT` once it accepts connections; SIGTERM or SIGINT stops it gracefully. A bad config exits 2 naming the file and the member.")
+                "Prints `listening on http://HOST:PORT` once it accepts connections; SIGTERM or SIGINT stops it gracefully. A bad config exits 2 naming the file and the member."
+        )
 
         @Option(name: .long, help: ArgumentHelp("The server's JSON config file.", valueName: "FILE"))
         var config: String
 
-        @Option(name: .long, help: ArgumentHelp("Where to listen (or $TOKENTOOL_LISTEN); port 0 = any free port. Default 127.0.0.1:8080.", valueName: "HOST:PORT"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Where to listen (or $TOKENTOOL_LISTEN); port 0 = any free port. Default 127.0.0.1:8080.", valueName: "HOST:PORT"))
         var listen: String?
 
         /// `--store`, `--store-file`: over the config's `store` (as `$TOKENTOOL_STORE_FILE` and `$TOKENTOOL_STORE` are).

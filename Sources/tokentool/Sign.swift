@@ -54,7 +54,9 @@ struct Sign: ParsableCommand {
             if let claimsFile {
                 let text = try readFileText(claimsFile)
                 let parsed: JSONValue
-                do { parsed = try JSONValue(parsing: text) } catch let e as TokenError { throw TokenError(.invalidInput, "--claims \(claimsFile): \(e.message)") }
+                do { parsed = try JSONValue(parsing: text) } catch let e as TokenError {
+                    throw TokenError(.invalidInput, "--claims \(claimsFile): \(e.message)")
+                }
                 guard let object = parsed.objectValue else {
                     throw TokenError(.invalidInput, "--claims \(claimsFile) holds a JSON \(parsed.typeName); expected an object")
                 }

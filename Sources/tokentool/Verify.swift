@@ -31,7 +31,9 @@ struct Verify: ParsableCommand {
     /// `--key FILE` (repeatable: every key is trusted), `--secret-file FILE`.
     @OptionGroup var key: KeyOptions
 
-    @Option(name: .customLong("kid"), help: ArgumentHelp("Give this kid to the --key/--secret-file keys that have none (PEM and secrets cannot carry one).", valueName: "KID"))
+    @Option(
+        name: .customLong("kid"),
+        help: ArgumentHelp("Give this kid to the --key/--secret-file keys that have none (PEM and secrets cannot carry one).", valueName: "KID"))
     var keyID: String?
 
     @Option(name: .customLong("alg"), help: ArgumentHelp("Accept only these algorithms (repeatable; narrows what the keys allow).", valueName: "ALG"))
@@ -50,7 +52,9 @@ struct Verify: ParsableCommand {
     @Option(name: .customLong("require"), help: ArgumentHelp("A claim that must be present (repeatable).", valueName: "CLAIM"))
     var required: [String] = []
 
-    @Option(name: .customLong("typ"), help: ArgumentHelp("Expected header typ (e.g. at+jwt; case-insensitive, application/ prefix ignored).", valueName: "TYP"))
+    @Option(
+        name: .customLong("typ"),
+        help: ArgumentHelp("Expected header typ (e.g. at+jwt; case-insensitive, application/ prefix ignored).", valueName: "TYP"))
     var type: String?
 
     @Flag(help: "Check the signature only, of any JWS: the payload need not be JSON and no claim is checked.")
@@ -106,7 +110,9 @@ struct VerifyRequest: Equatable {
                     ("--typ", type != nil), ("--leeway", leeway != "0"), ("--now", now != nil),
                 ].filter(\.1).map(\.0)
                 if !ignored.isEmpty {
-                    throw TokenError(.invalidInput, "--jws checks the signature only; \(ignored.joined(separator: ", ")) would not be checked. Drop --jws to check claims")
+                    throw TokenError(
+                        .invalidInput,
+                        "--jws checks the signature only; \(ignored.joined(separator: ", ")) would not be checked. Drop --jws to check claims")
                 }
             }
             if token == "-" && secretFile == "-" {
@@ -156,7 +162,8 @@ struct VerifyRequest: Equatable {
             let bare = sources.first(where: { $0.key.keyID == nil && !jwks.contains($0.source) })
         else { return error }
         let shown = kid.count > 64 ? String(kid.prefix(64)) + "…" : kid
-        return TokenError(error.code, "\(error.message); \(bare.source) has no kid: pass --kid \"\(shown)\" to use it for this token", claim: error.claim)
+        return TokenError(
+            error.code, "\(error.message); \(bare.source) has no kid: pass --kid \"\(shown)\" to use it for this token", claim: error.claim)
     }
 
     /// Every trusted key, as one set. A single JWKS file is used as read, so a token naming one
@@ -217,7 +224,9 @@ struct VerifyRequest: Equatable {
             return try runBlocking { try await withTransport { transport in try await RemoteJWKS(url: url, transport: transport).keys() } }
         #else
             throw TokenError(
-                .invalidInput, "--jwks \(url): this build has no HTTP client (TOKENTOOL_CORE_ONLY); save it first (curl -fsS -o jwks.json URL) and pass --jwks jwks.json")
+                .invalidInput,
+                "--jwks \(url): this build has no HTTP client (TOKENTOOL_CORE_ONLY); save it first (curl -fsS -o jwks.json URL) and pass --jwks jwks.json"
+            )
         #endif
     }
 
@@ -263,7 +272,9 @@ struct VerifyRequest: Equatable {
 
     private func printSignatureOnly(_ result: VerifiedJWS, key: String) {
         var lines = ["valid signature (claims not checked: --jws)", "  key      \(key)", "  alg      \(result.header.algorithm.rawValue)"]
-        if let text = String(validating: result.payload, as: UTF8.self), !text.contains(where: { $0.isNewline == false && $0.asciiValue.map { $0 < 0x20 } == true }) {
+        if let text = String(validating: result.payload, as: UTF8.self),
+            !text.contains(where: { $0.isNewline == false && $0.asciiValue.map { $0 < 0x20 } == true })
+        {
             lines.append("  payload  \(result.payload.count) bytes: \(text)")
         } else {
             lines.append("  payload  \(result.payload.count) bytes (binary), base64url \(result.payloadBase64URL)")

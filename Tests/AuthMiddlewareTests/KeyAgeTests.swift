@@ -39,7 +39,8 @@ struct KeyAgeTests {
 
     static func request(_ token: String) -> Request {
         Request(
-            head: Hummingbird.HTTPRequest(method: .get, scheme: "http", authority: "api.test", path: "/me", headerFields: [.authorization: "Bearer " + token]),
+            head: Hummingbird.HTTPRequest(
+                method: .get, scheme: "http", authority: "api.test", path: "/me", headerFields: [.authorization: "Bearer " + token]),
             body: RequestBody(buffer: ByteBuffer()))
     }
 

@@ -53,11 +53,14 @@ struct APIKeyEndTests {
     func resetDisablesKeys(kind: StoreKind) async throws {
         let mailFile = FileManager.default.temporaryDirectory.appendingPathComponent("mail-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: mailFile) }
-        let apps = #"{ "myapp": { "providers": { "api-key": {}, "local-userpass": { "auto_confirm": true, "delivery": { "command": ["/bin/sh", "-c", "cat >> \#(mailFile)"] } } } } }"#
+        let apps =
+            #"{ "myapp": { "providers": { "api-key": {}, "local-userpass": { "auto_confirm": true, "delivery": { "command": ["/bin/sh", "-c", "cat >> \#(mailFile)"] } } } } }"#
         try await LiveServer.with(kind, apps: apps) { s in
             let email = "dana@example.com"
-            _ = try await s.call(.POST, Self.prefix + "local-userpass/register", body: AccountRoutesTests.json(["email": email, "password": "first password"]))
-            let login = try await s.call(.POST, Self.prefix + "local-userpass/login", body: AccountRoutesTests.json(["username": email, "password": "first password"]))
+            _ = try await s.call(
+                .POST, Self.prefix + "local-userpass/register", body: AccountRoutesTests.json(["email": email, "password": "first password"]))
+            let login = try await s.call(
+                .POST, Self.prefix + "local-userpass/login", body: AccountRoutesTests.json(["username": email, "password": "first password"]))
             let refresh = try #require(login["refresh_token"])
             let key = try #require(try await s.call(.POST, Self.keys, body: #"{"name":"ci"}"#, bearer: refresh)["key"])
             #expect(try await s.call(.POST, Self.prefix + "api-key/login", body: #"{"key":"\#(key)"}"#).status == 200)
@@ -65,16 +68,17 @@ struct APIKeyEndTests {
             _ = try await s.call(.POST, Self.prefix + "local-userpass/reset/send", body: AccountRoutesTests.json(["email": email]))
             let link = try AccountRoutesTests.link(try await AccountRoutesTests.mail(mailFile, 1))
             let reset = try await s.call(
-                .POST, Self.prefix + "local-userpass/reset", body: AccountRoutesTests.json(["token": link.token, "tokenId": link.tokenID, "password": "second password"]))
+                .POST, Self.prefix + "local-userpass/reset",
+                body: AccountRoutesTests.json(["token": link.token, "tokenId": link.tokenID, "password": "second password"]))
             #expect(reset.status == 204)
             let refused = try await s.call(.POST, Self.prefix + "api-key/login", body: #"{"key":"\#(key)"}"#)
             #expect(refused.status == 401 && refused.errorCode == "AuthError")
             #expect(try await AccountRoutesTests.mail(mailFile, 2).contains("API keys were disabled"))
             // The owner, signed in again, sees the key disabled and may enable it.
-            let again = try await s.call(.POST, Self.prefix + "local-userpass/login", body: AccountRoutesTests.json(["username": email, "password": "second password"]))
+            let again = try await s.call(
+                .POST, Self.prefix + "local-userpass/login", body: AccountRoutesTests.json(["username": email, "password": "second password"]))
             let list = try await s.call(.GET, Self.keys, bearer: again["refresh_token"])
             #expect(list.json?.arrayValue?.first?.objectValue?["disabled"] == .bool(true), "\(list.body)")
         }
     }
 }
-

@@ -56,7 +56,8 @@ struct APIKeyTests {
         }
     }
 
-    @Test("a key's _id is an ObjectId: 24 lower-case hex digits, its first four bytes the creation time; paths take it", arguments: StoreKind.available)
+    @Test(
+        "a key's _id is an ObjectId: 24 lower-case hex digits, its first four bytes the creation time; paths take it", arguments: StoreKind.available)
     func idsAreObjectIDs(kind: StoreKind) async throws {
         try await LiveServer.with(kind) { s in
             let refresh = try #require(try await s.call(.POST, Self.base + "/app/myapp/auth/providers/anon-user/login", body: "{}")["refresh_token"])

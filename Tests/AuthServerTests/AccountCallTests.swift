@@ -100,14 +100,16 @@ struct AccountCallTests {
             let again = try await t.post("/confirm/call", ["email": "success@example.com"])
             #expect(again.status == 204 && t.calls("success@example.com").count == 2)
             let unstored = try #require(t.calls("success@example.com").last?.payload)
-            let tried = try await t.post("/confirm", ["token": unstored["token"]?.stringValue ?? "", "tokenId": unstored["tokenId"]?.stringValue ?? ""])
+            let tried = try await t.post(
+                "/confirm", ["token": unstored["token"]?.stringValue ?? "", "tokenId": unstored["tokenId"]?.stringValue ?? ""])
             #expect(tried.status == 400 && tried.errorCode == "UserpassTokenInvalid")
 
             let pending = try await t.post("/confirm/call", ["email": "pending@example.com"])
             #expect(pending.status == 204)
             #expect(try await t.login("pending@example.com", "first password").errorCode == "AuthError")
             let handed = try #require(t.calls("pending@example.com").first?.payload)
-            let completed = try await t.post("/confirm", ["token": handed["token"]?.stringValue ?? "", "tokenId": handed["tokenId"]?.stringValue ?? ""])
+            let completed = try await t.post(
+                "/confirm", ["token": handed["token"]?.stringValue ?? "", "tokenId": handed["tokenId"]?.stringValue ?? ""])
             #expect(completed.status == 204)
             #expect(try await t.login("pending@example.com", "first password").status == 200)
             let twice = try await t.post("/confirm", ["token": handed["token"]?.stringValue ?? "", "tokenId": handed["tokenId"]?.stringValue ?? ""])
@@ -116,10 +118,12 @@ struct AccountCallTests {
             let failed = try await t.post("/confirm/call", ["email": "fail@example.com"])
             #expect(failed.status == 401 && failed.errorCode == "AuthError")
             let refusedToken = try #require(t.calls("fail@example.com").first?.payload)
-            let late = try await t.post("/confirm", ["token": refusedToken["token"]?.stringValue ?? "", "tokenId": refusedToken["tokenId"]?.stringValue ?? ""])
+            let late = try await t.post(
+                "/confirm", ["token": refusedToken["token"]?.stringValue ?? "", "tokenId": refusedToken["tokenId"]?.stringValue ?? ""])
             #expect(late.status == 400 && late.errorCode == "UserpassTokenInvalid", "a refused token is spent")
             let refused = try await t.post("/confirm/call", ["email": "refuse@example.com"])
-            #expect(refused.status == 401 && refused.errorCode == "AuthError" && refused["error"]?.contains("no such user") == true, "\(refused.body)")
+            #expect(
+                refused.status == 401 && refused.errorCode == "AuthError" && refused["error"]?.contains("no such user") == true, "\(refused.body)")
             #expect(try await t.login("fail@example.com", "first password").status == 401)
 
             // An unknown email: the function is called as for a registered one, with a token that
@@ -129,7 +133,8 @@ struct AccountCallTests {
             let decoy = try #require(t.calls("pending+nobody@example.com").first)
             #expect(decoy.signed && Set(decoy.payload.keys) == ["type", "app", "email", "token", "tokenId"])
             #expect(decoy.payload["token"]?.stringValue?.count == handed["token"]?.stringValue?.count)
-            let useless = try await t.post("/confirm", ["token": decoy.payload["token"]?.stringValue ?? "", "tokenId": decoy.payload["tokenId"]?.stringValue ?? ""])
+            let useless = try await t.post(
+                "/confirm", ["token": decoy.payload["token"]?.stringValue ?? "", "tokenId": decoy.payload["tokenId"]?.stringValue ?? ""])
             #expect(useless.status == 400 && useless.errorCode == "UserpassTokenInvalid")
         }
     }
@@ -151,7 +156,8 @@ struct AccountCallTests {
                     }
                     let (k, u) = (answers[0], answers[1])
                     #expect(k.status == u.status && k.errorCode == u.errorCode, "\(local) \(route): \(k.status) \(k.body) / \(u.status) \(u.body)")
-                    #expect(k.body.replacingOccurrences(of: known, with: "") == u.body.replacingOccurrences(of: unknown, with: ""), "\(local) \(route)")
+                    #expect(
+                        k.body.replacingOccurrences(of: known, with: "") == u.body.replacingOccurrences(of: unknown, with: ""), "\(local) \(route)")
                     #expect(!u.body.contains("127.0.0.1") && !k.body.contains("127.0.0.1"), "the function's address stays private: \(k.body)")
                 }
                 #expect(t.calls(known).count == 2 && t.calls(unknown).count == 2, "\(local): the function is called for both")
@@ -171,7 +177,9 @@ struct AccountCallTests {
                 #expect(answer.status == 502 && answer.errorCode == "FunctionExecutionError", "\(local): \(answer.body)")
                 #expect(!answer.body.contains("127.0.0.1"), "the function's address is not the client's business: \(answer.body)")
                 #expect(took < .seconds(5), "\(local) took \(took)")
-                if local == "stall" { #expect(took >= .seconds(3) && answer["error"]?.contains("did not answer within 3s") == true, "\(answer.body)") }
+                if local == "stall" {
+                    #expect(took >= .seconds(3) && answer["error"]?.contains("did not answer within 3s") == true, "\(answer.body)")
+                }
                 #expect(try await t.login(email, "first password").status == 401, "\(local): still unconfirmed")
             }
             let reset = try await t.post("/reset/call", ["email": "crash@example.com", "password": "another password"])
@@ -192,7 +200,8 @@ struct AccountCallTests {
             let session = try await t.login("success+r@example.com", "first password")
             #expect(session.status == 200)
 
-            let done = try await t.post("/reset/call", ["email": "Success+R@example.com", "password": "brand new pässword", "arguments": [1, "two"]])
+            let done = try await t.post(
+                "/reset/call", ["email": "Success+R@example.com", "password": "brand new pässword", "arguments": [1, "two"]])
             #expect(done.status == 204, "\(done.body)")
             let sent = try #require(t.calls("success+r@example.com").last)
             #expect(sent.signed && sent.payload["type"] == "reset" && sent.payload["app"] == "callapp")
@@ -227,7 +236,8 @@ struct AccountCallTests {
             let failed = try await t.post("/reset/call", ["email": "fail+r@example.com", "password": "a new password"])
             #expect(failed.status == 401 && failed.errorCode == "AuthError")
             let spent = try #require(t.calls("fail+r@example.com").last?.payload)
-            let late = try await t.post("/reset", ["token": spent["token"]?.stringValue ?? "", "tokenId": spent["tokenId"]?.stringValue ?? "", "password": "a new password"])
+            let late = try await t.post(
+                "/reset", ["token": spent["token"]?.stringValue ?? "", "tokenId": spent["tokenId"]?.stringValue ?? "", "password": "a new password"])
             #expect(late.status == 400 && late.errorCode == "UserpassTokenInvalid")
 
             let calls = t.function.received.count
@@ -261,7 +271,8 @@ struct AccountCallTests {
             #expect(answer.status == 204, "\(answer.body)")
             let sent = try #require(t.calls("pending+x@example.com").last?.payload)
             #expect(sent["arguments"] == [.int(1), "two", .object(["$numberLong": "9007199254740993"]), .double(2.5)], "\(sent)")
-            let bad = try await t.post("/reset/call", ["email": "pending+x@example.com", "password": "long enough", "arguments": [["$numberInt": 1]]])
+            let bad = try await t.post(
+                "/reset/call", ["email": "pending+x@example.com", "password": "long enough", "arguments": [["$numberInt": 1]]])
             #expect(bad.status == 400 && bad.errorCode == "InvalidParameter")
         }
     }
@@ -271,7 +282,8 @@ struct AccountCallTests {
         try await Self.with(kind, limits: #""limits": { "mail_per_address": "2/1h" },"#) { t in
             for route in ["/confirm/call", "/reset/call"] {
                 let plain = try await t.post(route, ["email": "a@example.com", "password": "long enough"], app: "plainapp")
-                #expect(plain.status == 400 && plain.errorCode == "BadRequest" && plain["error"]?.contains("custom-function") == true, "\(plain.body)")
+                #expect(
+                    plain.status == 400 && plain.errorCode == "BadRequest" && plain["error"]?.contains("custom-function") == true, "\(plain.body)")
             }
 
             try await t.register("success+sig@example.com", app: "sigapp")
@@ -303,7 +315,9 @@ struct AccountCallTests {
             let hasher = t.accounts.manager.newPasswordHasher  // new passwords hash on their own budget
             let before = await hasher.derivations()
             let refused = try await t.post("/reset/call", ["email": "pending+made-up-3@example.com", "password": "long enough"])
-            #expect(refused.status == 429 && refused.errorCode == "TooManyRequests" && (Int(refused.header("Retry-After") ?? "") ?? 0) > 0, "\(refused.body)")
+            #expect(
+                refused.status == 429 && refused.errorCode == "TooManyRequests" && (Int(refused.header("Retry-After") ?? "") ?? 0) > 0,
+                "\(refused.body)")
             #expect(await hasher.derivations() == before, "refused before the new password is hashed")
             #expect(t.function.received.count == 3, "the refused request never reached the function")
             #expect(t.calls("pending+made-up-3@example.com").isEmpty)

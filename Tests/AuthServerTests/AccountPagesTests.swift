@@ -26,7 +26,8 @@ import Sessions
         #expect(AccountPages.formError(password: "12345", repeated: "12345", minLength: 6) == .tooShort(minimum: 6))
         #expect(AccountPages.formError(password: "123456", repeated: "1234567", minLength: 6) == .mismatch)
         #expect(AccountPages.formError(password: String(repeating: "x", count: 129), repeated: "", minLength: 6) == .tooLong)
-        #expect(AccountPages.formError(password: "e\u{301}e\u{301}e\u{301}", repeated: "e\u{301}e\u{301}e\u{301}", minLength: 4) == .tooShort(minimum: 4))
+        #expect(
+            AccountPages.formError(password: "e\u{301}e\u{301}e\u{301}", repeated: "e\u{301}e\u{301}e\u{301}", minLength: 4) == .tooShort(minimum: 4))
         #expect(AccountPages.formError(password: "123456", repeated: "123456", minLength: 6) == nil)
     }
 

@@ -45,11 +45,13 @@ struct AccountRoutesTests {
             #expect(created.status == 201 && created.body == "{}")
             let confirm = try Self.link(try await Self.mail(mailFile, 1))
             // A taken address answers exactly as a new one; its owner gets a notice.
-            let taken = try await s.call(.POST, Self.prefix + "/register", body: Self.json(["email": email.uppercased(), "password": "other password"]))
+            let taken = try await s.call(
+                .POST, Self.prefix + "/register", body: Self.json(["email": email.uppercased(), "password": "other password"]))
             #expect(taken.status == created.status && taken.body == created.body)
             #expect(try await Self.mail(mailFile, 2).contains("Subject: Someone tried to register with your address"))
             // The password rule: 129 characters, 7 characters.
-            let long = try await s.call(.POST, Self.prefix + "/register", body: Self.json(["email": "b@example.com", "password": String(repeating: "p", count: 129)]))
+            let long = try await s.call(
+                .POST, Self.prefix + "/register", body: Self.json(["email": "b@example.com", "password": String(repeating: "p", count: 129)]))
             #expect(long.status == 400 && long.errorCode == "InvalidPassword")
             let short = try await s.call(.POST, Self.prefix + "/register", body: Self.json(["email": "b@example.com", "password": "1234567"]))
             #expect(short.status == 400 && short.errorCode == "InvalidPassword")
@@ -107,11 +109,13 @@ struct AccountRoutesTests {
         let mailFile = FileManager.default.temporaryDirectory.appendingPathComponent("mail-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: mailFile) }
         try await LiveServer.with(kind, apps: Self.apps(mailFile)) { s in
-            _ = try await s.call(.POST, Self.prefix + "/register", body: Self.json(["email": "target@example.com", "password": "the right password"]))
+            _ = try await s.call(
+                .POST, Self.prefix + "/register", body: Self.json(["email": "target@example.com", "password": "the right password"]))
             var statuses: [Int: Int] = [:]
             var retryAfter: Set<String> = []
             for i in 0..<1000 {
-                let answer = try await s.call(.POST, Self.prefix + "/login", body: Self.json(["username": "target@example.com", "password": "guess \(i)"]))
+                let answer = try await s.call(
+                    .POST, Self.prefix + "/login", body: Self.json(["username": "target@example.com", "password": "guess \(i)"]))
                 statuses[answer.status, default: 0] += 1
                 if answer.status == 429 {
                     #expect(answer.errorCode == "TooManyRequests")

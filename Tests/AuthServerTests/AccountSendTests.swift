@@ -14,7 +14,10 @@ struct AccountSendTests {
         let mailFile = FileManager.default.temporaryDirectory.appendingPathComponent("mail-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: mailFile) }
         try await LiveServer.with(kind, apps: AccountRoutesTests.apps(mailFile), extra: #""limits": {\#(limits)},"#) { s in
-            #expect(try await s.call(.POST, prefix + "/register", body: AccountRoutesTests.json(["email": "ann@example.com", "password": "first password"])).status == 201)
+            #expect(
+                try await s.call(
+                    .POST, prefix + "/register", body: AccountRoutesTests.json(["email": "ann@example.com", "password": "first password"])
+                ).status == 201)
             try await body(s, mailFile)
         }
     }
@@ -31,14 +34,18 @@ struct AccountSendTests {
             #expect(try await s.call(.POST, Self.prefix + "/reset/send", body: AccountRoutesTests.json(["email": email])).status == 204)
             let reset2 = try AccountRoutesTests.link(try await AccountRoutesTests.mail(mailFile, 4))
 
-            let stale = try await s.call(.POST, Self.prefix + "/confirm", body: AccountRoutesTests.json(["token": first.token, "tokenId": first.tokenID]))
+            let stale = try await s.call(
+                .POST, Self.prefix + "/confirm", body: AccountRoutesTests.json(["token": first.token, "tokenId": first.tokenID]))
             #expect(stale.status == 400 && stale.errorCode == "UserpassTokenInvalid", "the first confirmation link still works: \(stale.status)")
             let page = try await s.call(.GET, String(reset1.url.dropFirst("http://auth.test".count)))
             #expect(page.status == 400 && page.body.contains("This link has expired."), "the first reset link: \(page.status)")
             // The newest of each purpose still works; a reset link did not end the confirmation link.
-            #expect(try await s.call(.POST, Self.prefix + "/confirm", body: AccountRoutesTests.json(["token": second.token, "tokenId": second.tokenID])).status == 204)
+            #expect(
+                try await s.call(.POST, Self.prefix + "/confirm", body: AccountRoutesTests.json(["token": second.token, "tokenId": second.tokenID]))
+                    .status == 204)
             let done = try await s.call(
-                .POST, Self.prefix + "/reset", body: AccountRoutesTests.json(["token": reset2.token, "tokenId": reset2.tokenID, "password": "second password"]))
+                .POST, Self.prefix + "/reset",
+                body: AccountRoutesTests.json(["token": reset2.token, "tokenId": reset2.tokenID, "password": "second password"]))
             #expect(done.status == 204)
         }
     }
@@ -48,7 +55,8 @@ struct AccountSendTests {
         try await Self.withAnn(kind, limits: #""send_per_address": "3/5m""#) { s, _ in
             var statuses: [Int] = []
             for (route, email) in [
-                ("/confirm/send", "ann@example.com"), ("/reset/send", "nobody@example.com"), ("/reset/send", "ann@example.com"), ("/confirm/send", "nobody@example.com"),
+                ("/confirm/send", "ann@example.com"), ("/reset/send", "nobody@example.com"), ("/reset/send", "ann@example.com"),
+                ("/confirm/send", "nobody@example.com"),
             ] {
                 let answer = try await s.call(.POST, Self.prefix + route, body: AccountRoutesTests.json(["email": email]))
                 statuses.append(answer.status)

@@ -27,7 +27,8 @@ struct AppIsolationTests {
         defer { try? FileManager.default.removeItem(atPath: mailFile) }
         let function = try await FunctionStandIn.start(secret: Array(secret.utf8))
         do {
-            try await LiveServer.with(kind, apps: apps(function: function.url, mailFile: mailFile), extra: extra, files: ["fn.secret": secret + "\n"]) { s in
+            try await LiveServer.with(kind, apps: apps(function: function.url, mailFile: mailFile), extra: extra, files: ["fn.secret": secret + "\n"])
+            { s in
                 try await body(s, mailFile)
             }
             try await function.shutdown()
@@ -75,14 +76,18 @@ struct AppIsolationTests {
         try await Self.with(kind) { s, _ in
             let email = "ann@example.com", longA = "password-of-a", longB = "password-of-app-b"
             for (app, password) in [("appa", longA), ("appb", longB)] {
-                let r = try await s.call(.POST, Self.provider(app, "local-userpass") + "/register", body: AccountRoutesTests.json(["email": email, "password": password]))
+                let r = try await s.call(
+                    .POST, Self.provider(app, "local-userpass") + "/register", body: AccountRoutesTests.json(["email": email, "password": password]))
                 #expect(r.status == 201)
             }
-            let inA = try await s.call(.POST, Self.provider("appa", "local-userpass") + "/login", body: AccountRoutesTests.json(["username": email, "password": longA]))
-            let inB = try await s.call(.POST, Self.provider("appb", "local-userpass") + "/login", body: AccountRoutesTests.json(["username": email, "password": longB]))
+            let inA = try await s.call(
+                .POST, Self.provider("appa", "local-userpass") + "/login", body: AccountRoutesTests.json(["username": email, "password": longA]))
+            let inB = try await s.call(
+                .POST, Self.provider("appb", "local-userpass") + "/login", body: AccountRoutesTests.json(["username": email, "password": longB]))
             #expect(inA.status == 200 && inB.status == 200, "\(inA.body) \(inB.body)")
             #expect(inA["user_id"] != nil && inA["user_id"] != inB["user_id"])
-            let crossed = try await s.call(.POST, Self.provider("appb", "local-userpass") + "/login", body: AccountRoutesTests.json(["username": email, "password": longA]))
+            let crossed = try await s.call(
+                .POST, Self.provider("appb", "local-userpass") + "/login", body: AccountRoutesTests.json(["username": email, "password": longA]))
             #expect(crossed.status == 401)
         }
     }
@@ -92,9 +97,11 @@ struct AppIsolationTests {
         try await Self.with(kind) { s, mailFile in
             let email = "bob@example.com"
             let r = try await s.call(
-                .POST, Self.provider("appb", "local-userpass") + "/register", body: AccountRoutesTests.json(["email": email, "password": "password-of-app-b"]))
+                .POST, Self.provider("appb", "local-userpass") + "/register",
+                body: AccountRoutesTests.json(["email": email, "password": "password-of-app-b"]))
             #expect(r.status == 201)
-            let sent = try await s.call(.POST, Self.provider("appb", "local-userpass") + "/reset/send", body: AccountRoutesTests.json(["email": email]))
+            let sent = try await s.call(
+                .POST, Self.provider("appb", "local-userpass") + "/reset/send", body: AccountRoutesTests.json(["email": email]))
             #expect(sent.status == 204)
             let mail = try await AccountRoutesTests.mail(mailFile, 1)
             let line = try #require(mail.components(separatedBy: "\r\n").first { $0.hasPrefix("http://auth.test/app/appb/reset") })
@@ -103,9 +110,11 @@ struct AppIsolationTests {
 
             // Six characters pass app A's rule, never app B's: app A must not take B's token.
             let crossed = try await s.call(
-                .POST, Self.provider("appa", "local-userpass") + "/reset", body: AccountRoutesTests.json(["token": token, "tokenId": tokenID, "password": "short6"]))
+                .POST, Self.provider("appa", "local-userpass") + "/reset",
+                body: AccountRoutesTests.json(["token": token, "tokenId": tokenID, "password": "short6"]))
             #expect(crossed.status == 400 && crossed.errorCode == "UserpassTokenInvalid", "\(crossed.body)")
-            let weak = try await s.call(.POST, Self.provider("appb", "local-userpass") + "/login", body: AccountRoutesTests.json(["username": email, "password": "short6"]))
+            let weak = try await s.call(
+                .POST, Self.provider("appb", "local-userpass") + "/login", body: AccountRoutesTests.json(["username": email, "password": "short6"]))
             #expect(weak.status == 401)
             // The token is still good in its own app.
             let own = try await s.call(
@@ -120,11 +129,14 @@ struct AppIsolationTests {
         try await Self.with(kind, extra: #""limits": { "failed_login_per_account": "2/15m" },"#) { s, _ in
             let email = "cat@example.com", longA = "password-of-a", longB = "password-of-app-b"
             for (app, password) in [("appa", longA), ("appb", longB)] {
-                let r = try await s.call(.POST, Self.provider(app, "local-userpass") + "/register", body: AccountRoutesTests.json(["email": email, "password": password]))
+                let r = try await s.call(
+                    .POST, Self.provider(app, "local-userpass") + "/register", body: AccountRoutesTests.json(["email": email, "password": password]))
                 #expect(r.status == 201)
             }
             func login(_ app: String, _ password: String) async throws -> Int {
-                try await s.call(.POST, Self.provider(app, "local-userpass") + "/login", body: AccountRoutesTests.json(["username": email, "password": password])).status
+                try await s.call(
+                    .POST, Self.provider(app, "local-userpass") + "/login", body: AccountRoutesTests.json(["username": email, "password": password])
+                ).status
             }
             for _ in 0..<2 { #expect(try await login("appa", "not the password") == 401) }
             #expect(try await login("appa", longA) == 429, "the limit holds in its app, right password included")

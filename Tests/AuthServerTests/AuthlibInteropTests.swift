@@ -88,7 +88,8 @@ struct AuthlibInteropTests {
                 environment: ProcessInfo.processInfo.environment.merging(["AUTHLIB_INSECURE_TRANSPORT": "1"]) { $1 },
                 stdin: input.jsonString)
             if run.status == 3 {
-                let message = "authlib (PyPI) is required for the OAuth interop test: python3 -m pip install authlib requests (make deps does). \(run.stderr)"
+                let message =
+                    "authlib (PyPI) is required for the OAuth interop test: python3 -m pip install authlib requests (make deps does). \(run.stderr)"
                 if ProcessInfo.processInfo.environment["CI"] != nil {
                     Issue.record(Comment(rawValue: message))
                 } else {

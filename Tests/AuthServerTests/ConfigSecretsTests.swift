@@ -61,7 +61,8 @@ struct ConfigSecretsTests {
             }
         }
         try Self.withSecret(mode: 0o600) { dir in
-            #expect(Self.refusal(#"{"public_url":"http://a","clients":{"api":{"secret_file":"hook.secret"}},"apps":{"x":{}}}"#, directory: dir) == nil)
+            #expect(
+                Self.refusal(#"{"public_url":"http://a","clients":{"api":{"secret_file":"hook.secret"}},"apps":{"x":{}}}"#, directory: dir) == nil)
         }
     }
 }

@@ -95,7 +95,10 @@ struct ConfigTests {
             (#"{"public_url":"http://a","apps":{"x":{"refresh_rotation":"yes"}}}"#, "apps.x.refresh_rotation"),
             (#"{"public_url":"http://a","apps":{"x":{}},"limits":{"mail_per_address":"5/"}}"#, "limits.mail_per_address"),
             (#"{"public_url":"http://a","apps":{"x y":{}}}"#, "apps.x y"),
-            (#"{"public_url":"http://a","apps":{"x":{"providers":{"oauth2-facebook":{"app_id":"1"}}}}}"#, "apps.x.providers.oauth2-facebook.app_secret_file"),
+            (
+                #"{"public_url":"http://a","apps":{"x":{"providers":{"oauth2-facebook":{"app_id":"1"}}}}}"#,
+                "apps.x.providers.oauth2-facebook.app_secret_file"
+            ),
             (#"{"public_url":"http://a","apps":{"x":{}},"provider_timeout":"0s"}"#, "provider_timeout"),
             (#"{"public_url":"http://a","apps":{"x":{}},"provider_timeout":"2m"}"#, "provider_timeout"),
         ])

@@ -55,7 +55,9 @@ struct CustomFunctionLoginTests {
             #expect(login.status == 200 && login["device_id"] == "65a1b2c3d4e5f60718293a4b", "\(login.body)")
             let sent = try #require(function.received.last)
             let forwarded = try JSONValue(parsing: String(decoding: sent.body, as: UTF8.self))
-            #expect(forwarded == .object(["user": "ada", "age": .int(36), "score": .double(2.5), "since": .object(["$date": "2012-12-24T12:15:30.501Z"])]))
+            #expect(
+                forwarded
+                    == .object(["user": "ada", "age": .int(36), "score": .double(2.5), "since": .object(["$date": "2012-12-24T12:15:30.501Z"])]))
         }
     }
 

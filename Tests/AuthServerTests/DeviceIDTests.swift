@@ -25,7 +25,8 @@ struct DeviceIDTests {
     @Test("{\"$oid\"} and a 24-hex string are echoed and signed as baas_device_id; refreshed tokens keep it", arguments: StoreKind.available)
     func givenID(kind: StoreKind) async throws {
         try await LiveServer.with(kind) { s in
-            let oid = #"{"options":{"device":{"platform":"node","platformVersion":"20.11.1","sdkVersion":"2.0.1","deviceId":{"$oid":"65A1B2C3D4E5F60718293A4B"}}}}"#
+            let oid =
+                #"{"options":{"device":{"platform":"node","platformVersion":"20.11.1","sdkVersion":"2.0.1","deviceId":{"$oid":"65A1B2C3D4E5F60718293A4B"}}}}"#
             let login = try await s.call(.POST, Self.anonLogin, body: oid)
             #expect(login.status == 200 && login["device_id"] == "65a1b2c3d4e5f60718293a4b")
             #expect(try Self.claims(login["access_token"])["baas_device_id"] == "65a1b2c3d4e5f60718293a4b")

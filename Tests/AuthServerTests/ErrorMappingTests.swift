@@ -51,7 +51,9 @@ import Testing
             for name in quoted(cells[1]) where name.allSatisfy({ ("a"..."z").contains($0) || $0 == "_" }) && TokenError.Kind(rawValue: name) == nil {
                 let code = try #require(codes[name], "docs/errors.md lists \(name), which no module declares")
                 let m = ErrorMapping.of(code)
-                #expect(m.status == status && names.contains(m.name), "\(name): docs say \(status) \(names.sorted()), the server answers \(m.status) \(m.name)")
+                #expect(
+                    m.status == status && names.contains(m.name),
+                    "\(name): docs say \(status) \(names.sorted()), the server answers \(m.status) \(m.name)")
                 listed.insert(name)
             }
         }

@@ -17,7 +17,8 @@ struct ExpiredLinkTests {
         defer { try? FileManager.default.removeItem(atPath: mailFile) }
         try await LiveServer.with(kind, apps: Self.apps(mailFile)) { s in
             let email = "late@example.com"
-            let created = try await s.call(.POST, AccountRoutesTests.prefix + "/register", body: AccountRoutesTests.json(["email": email, "password": "first password"]))
+            let created = try await s.call(
+                .POST, AccountRoutesTests.prefix + "/register", body: AccountRoutesTests.json(["email": email, "password": "first password"]))
             #expect(created.status == 201)
             let confirm = try AccountRoutesTests.link(try await AccountRoutesTests.mail(mailFile, 1))
             #expect(try await s.call(.POST, AccountRoutesTests.prefix + "/reset/send", body: AccountRoutesTests.json(["email": email])).status == 204)
@@ -26,7 +27,8 @@ struct ExpiredLinkTests {
 
             let confirmPage = try await s.call(.GET, String(confirm.url.dropFirst("http://auth.test".count)))
             #expect(confirmPage.status == 400 && confirmPage.body.contains("This link has expired."), "\(confirmPage.body)")
-            let api = try await s.call(.POST, AccountRoutesTests.prefix + "/confirm", body: AccountRoutesTests.json(["token": confirm.token, "tokenId": confirm.tokenID]))
+            let api = try await s.call(
+                .POST, AccountRoutesTests.prefix + "/confirm", body: AccountRoutesTests.json(["token": confirm.token, "tokenId": confirm.tokenID]))
             #expect(api.status == 400 && api.errorCode == "UserpassTokenInvalid")
 
             let resetPath = String(reset.url.dropFirst("http://auth.test".count))
@@ -35,7 +37,8 @@ struct ExpiredLinkTests {
             let form = "token=\(reset.token)&tokenId=\(reset.tokenID)&password=second+password&confirm=second+password"
             let posted = try await s.call(.POST, "/app/myapp/reset", body: form, headers: [("Content-Type", "application/x-www-form-urlencoded")])
             #expect(posted.status == 400 && posted.body.contains("This link has expired."))
-            let login = try await s.call(.POST, AccountRoutesTests.prefix + "/login", body: AccountRoutesTests.json(["username": email, "password": "second password"]))
+            let login = try await s.call(
+                .POST, AccountRoutesTests.prefix + "/login", body: AccountRoutesTests.json(["username": email, "password": "second password"]))
             #expect(login.status == 401)
 
         }
@@ -56,9 +59,11 @@ struct ExpiredLinkTests {
         }
         #expect(refusal("local-userpass", #""reset_token_ttl":"31d""#)?.contains("reset_token_ttl") == true)
         #expect(refusal("local-userpass", #""confirm_token_ttl":"0s""#)?.contains("confirm_token_ttl") == true)
-        #expect(refusal("custom-function", #""url":"http://127.0.0.1:9/f","secret_file":"\#(secretFile)","timeout":"2m""#)?.contains("timeout") == true)
+        #expect(
+            refusal("custom-function", #""url":"http://127.0.0.1:9/f","secret_file":"\#(secretFile)","timeout":"2m""#)?.contains("timeout") == true)
         let c = try ServerConfig.parse(
-            #"{"public_url":"https://a.example","apps":{"a":{"providers":{"local-userpass":{"confirm_token_ttl":"2d","reset_token_ttl":"10m"}}}}}"#, directory: "/srv")
+            #"{"public_url":"https://a.example","apps":{"a":{"providers":{"local-userpass":{"confirm_token_ttl":"2d","reset_token_ttl":"10m"}}}}}"#,
+            directory: "/srv")
         guard case .localUserpass(let l)? = c.apps["a"]?.providers["local-userpass"] else { Issue.record("no local-userpass"); return }
         #expect(l.confirmTokenTTL == 2 * 86_400 && l.resetTokenTTL == 600)
     }

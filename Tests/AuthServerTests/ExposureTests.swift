@@ -15,7 +15,8 @@ struct ExposureTests {
             let open = try await s.call(.GET, "/metrics")
             #expect(open.status == 404 && open.errorCode == "NotFound", "\(open.status) \(open.body.prefix(200))")
         }
-        try await LiveServer.with(.sqlite, extra: #""metrics_token_file": "metrics.token","#, files: ["metrics.token": Self.metricsToken + "\n"]) { s in
+        try await LiveServer.with(.sqlite, extra: #""metrics_token_file": "metrics.token","#, files: ["metrics.token": Self.metricsToken + "\n"]) {
+            s in
             #expect(try await s.call(.GET, "/metrics").status == 404)
             #expect(try await s.call(.GET, "/metrics", bearer: "wrong").status == 404)
             #expect(try await s.call(.GET, "/metrics", bearer: Self.metricsToken + "x").status == 404)
@@ -43,7 +44,8 @@ struct ExposureTests {
 
     @Test("a custom-token JWKS that cannot be reached: 503 without its URL or the socket error; both in the log", arguments: StoreKind.available)
     func unreachableJWKSIsNotInTheBody(kind: StoreKind) async throws {
-        let apps = #"{ "myapp": { "providers": { "custom-token": { "jwks": "http://127.0.0.1:9/keys/jwks.json", "issuer": "https://issuer.test" } } } }"#
+        let apps =
+            #"{ "myapp": { "providers": { "custom-token": { "jwks": "http://127.0.0.1:9/keys/jwks.json", "issuer": "https://issuer.test" } } } }"#
         try await LiveServer.with(kind, apps: apps) { s in
             let token = "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJhIn0.c2ln"
             let answer = try await s.call(.POST, LiveServer.base + "/app/myapp/auth/providers/custom-token/login", body: #"{"token":"\#(token)"}"#)
@@ -51,7 +53,9 @@ struct ExposureTests {
             for leak in ["127.0.0.1", "jwks.json", ":9", "refused", "connect"] {
                 #expect(!answer.body.contains(leak), "the 503 body shows \(leak): \(answer.body)")
             }
-            #expect(s.logs.all.contains { $0.contains("outside call failed") && $0.contains("http://127.0.0.1:9/keys/jwks.json") }, "\(s.logs.all.suffix(5))")
+            #expect(
+                s.logs.all.contains { $0.contains("outside call failed") && $0.contains("http://127.0.0.1:9/keys/jwks.json") },
+                "\(s.logs.all.suffix(5))")
         }
     }
 

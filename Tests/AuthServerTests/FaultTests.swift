@@ -67,7 +67,8 @@ struct FaultTests {
             let integrity = try await connection.query("PRAGMA integrity_check").compactMap { $0.column("integrity_check")?.string }
             if integrity != ["ok"] { problems.append("integrity_check: \(integrity.prefix(3))") }
             let checks = [
-                "sessions without a refresh token": "SELECT COUNT(*) AS n FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.session_id = s.id)",
+                "sessions without a refresh token":
+                    "SELECT COUNT(*) AS n FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.session_id = s.id)",
                 "users without an identity": "SELECT COUNT(*) AS n FROM users u WHERE NOT EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id)",
                 "sessions with two unspent refresh tokens":
                     "SELECT COUNT(*) AS n FROM (SELECT session_id FROM refresh_tokens WHERE used_at IS NULL GROUP BY session_id HAVING COUNT(*) > 1)",

@@ -24,11 +24,13 @@ struct MailRecipientTests {
                 "victim@x.example;attacker@y.example", "-oQ/tmp/x@example.com", "|/bin/sh@example.com", "\"a,b\"@example.com",
                 "a@b", "a@example..com", "a@-x.example", "a..b@example.com", ".a@example.com", "a@[127.0.0.1]",
             ] {
-                let answer = try await s.call(.POST, Self.prefix + "/register", body: AccountRoutesTests.json(["email": bad, "password": "a fine password"]))
+                let answer = try await s.call(
+                    .POST, Self.prefix + "/register", body: AccountRoutesTests.json(["email": bad, "password": "a fine password"]))
                 #expect(answer.status == 400 && answer.errorCode == "InvalidParameter", "\(bad): \(answer.status)")
             }
             for good in ["ann.o'neil+tag@example.co.uk", "jörg@bücher.example", "a_b-c@sub-domain.example.org"] {
-                let answer = try await s.call(.POST, Self.prefix + "/register", body: AccountRoutesTests.json(["email": good, "password": "a fine password"]))
+                let answer = try await s.call(
+                    .POST, Self.prefix + "/register", body: AccountRoutesTests.json(["email": good, "password": "a fine password"]))
                 #expect(answer.status == 201, "\(good): \(answer.status) \(answer.body)")
             }
             let sent = await FaultLoad.eventually(within: 10) {
@@ -51,7 +53,8 @@ struct MailRecipientTests {
             }
         }
         _ = try ServerConfig.parse(
-            #"{"public_url":"http://a","apps":{"x":{"providers":{"local-userpass":{"delivery":{"command":["/usr/sbin/sendmail", "-i"]}}}}}}"#, directory: "/srv")
+            #"{"public_url":"http://a","apps":{"x":{"providers":{"local-userpass":{"delivery":{"command":["/usr/sbin/sendmail", "-i"]}}}}}}"#,
+            directory: "/srv")
     }
 
     @Test("MailDelivery never runs the command for a recipient that is not one plain address")

@@ -73,7 +73,9 @@ struct MultiInstanceTests {
         // login_per_address, 7 on anonymous_per_address (a refused event is not counted).
         #expect(try await psql(url, "SELECT COUNT(*) FROM users") == "7")
         #expect(try await psql(url, "SELECT COUNT(*) FROM sessions") == "7")
-        #expect(try await psql(url, "SELECT string_agg(n::text, ',' ORDER BY n) FROM (SELECT COUNT(*) AS n FROM throttle_events GROUP BY key) c") == "7,30")
+        #expect(
+            try await psql(url, "SELECT string_agg(n::text, ',' ORDER BY n) FROM (SELECT COUNT(*) AS n FROM throttle_events GROUP BY key) c")
+                == "7,30")
     }
 
     /// Two `tokentool serve` processes on one new database, the app `myapp` (rotation on, anonymous

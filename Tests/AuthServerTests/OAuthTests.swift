@@ -125,7 +125,8 @@ struct OAuthTests {
             Self.expectOAuthError(
                 try await s.form("/oauth/token", [("grant_type", "password"), ("client_id", "myapp"), ("username", "a")]),
                 400, "unsupported_grant_type")
-            Self.expectOAuthError(try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("client_id", "myapp")]), 400, "invalid_request")
+            Self.expectOAuthError(
+                try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("client_id", "myapp")]), 400, "invalid_request")
             Self.expectOAuthError(
                 try await s.form(
                     "/oauth/token",
@@ -201,7 +202,9 @@ struct OAuthTests {
             let refresh = try await s.form(
                 "/oauth/introspect", [("token", signIn.tokens.refreshToken), ("token_type_hint", "refresh_token")],
                 headers: [OAuthFixture.basic()])
-            #expect(refresh.object["active"] == true && refresh.object["client_id"] == "rotating" && refresh.object["sid"] == .string(signIn.tokens.sessionID))
+            #expect(
+                refresh.object["active"] == true && refresh.object["client_id"] == "rotating"
+                    && refresh.object["sid"] == .string(signIn.tokens.sessionID))
 
             for dead in ["garbage", String(repeating: "A", count: 43), signIn.tokens.accessToken + "x"] {
                 let a = try await s.form("/oauth/introspect", [("token", dead)], headers: [OAuthFixture.basic()])
@@ -226,7 +229,8 @@ struct OAuthTests {
             }
             #expect(try await sessions.introspect(theirs.tokens.refreshToken).active)
             // Its own refresh token: 200, the session ends (its access token with it).
-            let ok = try await s.form("/oauth/revoke", [("token", mine.tokens.refreshToken), ("token_type_hint", "refresh_token"), ("client_id", "myapp")])
+            let ok = try await s.form(
+                "/oauth/revoke", [("token", mine.tokens.refreshToken), ("token_type_hint", "refresh_token"), ("client_id", "myapp")])
             #expect(ok.status == 200)
             #expect(!(try await sessions.introspect(mine.tokens.accessToken).active))
             // Unknown, malformed, already revoked: 200 (RFC 7009 §2.2).

@@ -37,7 +37,9 @@ struct ProviderLoginTests {
                 "provider_urls": { "google": "\(standIn.baseURL)", "google_jwks": "\(standIn.googleJWKSURL)", "apple": "\(standIn.baseURL)",
                                    "facebook_graph": "\(standIn.baseURL)" },
                 """
-            let files = ["google.secret": st.googleClientSecret + "\n", "fb.secret": st.facebookAppSecret, "apple.p8": try standIn.appleClientSecretKey.pem()]
+            let files = [
+                "google.secret": st.googleClientSecret + "\n", "fb.secret": st.facebookAppSecret, "apple.p8": try standIn.appleClientSecretKey.pem(),
+            ]
             let result = try await LiveServer.with(kind, apps: apps, extra: extra, files: files) { try await body($0, standIn) }
             try await standIn.shutdown()
             return result
@@ -70,7 +72,8 @@ struct ProviderLoginTests {
         }
     }
 
-    @Test("link: an identity joins the bearer's user (session goes on); linking it again is 200; another user's is 409", arguments: StoreKind.available)
+    @Test(
+        "link: an identity joins the bearer's user (session goes on); linking it again is 200; another user's is 409", arguments: StoreKind.available)
     func link(kind: StoreKind) async throws {
         try await Self.withProviders(kind) { s, standIn in
             let anon = try await s.call(.POST, Self.login("anon-user"), body: "{}")

@@ -20,7 +20,8 @@ struct ProxyAddressTests {
 
     @Test("a client cannot pick its address by writing X-Forwarded-For: the right-most untrusted address is counted", arguments: StoreKind.available)
     func spoofedElementsAreIgnored(kind: StoreKind) async throws {
-        let extra = #""trusted_proxy_header": "X-Forwarded-For", "trusted_proxies": ["127.0.0.1/32", "10.0.0.0/8"], "limits": {"login_per_address": "2/5m"},"#
+        let extra =
+            #""trusted_proxy_header": "X-Forwarded-For", "trusted_proxies": ["127.0.0.1/32", "10.0.0.0/8"], "limits": {"login_per_address": "2/5m"},"#
         try await LiveServer.with(kind, extra: extra) { s in
             // The client wrote a new first element each time; our proxies appended the real one.
             let spoofed = try await Self.logins(s, (1...3).map { "198.51.100.\($0), 203.0.113.9, 10.1.2.3" })

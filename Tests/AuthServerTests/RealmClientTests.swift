@@ -27,7 +27,8 @@ struct RealmLikeClient {
     }
 
     mutating func loginAnonymously() async throws {
-        let body = #"{"options":{"device":{"appId":"\#(app)","platform":"Realm Swift","platformVersion":"17.2","sdkVersion":"10.54.0","deviceId":"000000000000000000000000"}}}"#
+        let body =
+            #"{"options":{"device":{"appId":"\#(app)","platform":"Realm Swift","platformVersion":"17.2","sdkVersion":"10.54.0","deviceId":"000000000000000000000000"}}}"#
         let answer = try await server.call(.POST, LiveServer.base + "/app/\(app)/auth/providers/anon-user/login", body: body)
         calls.append("login \(answer.status)")
         accessToken = answer["access_token"]

@@ -13,17 +13,22 @@ import Testing
 struct ResetFloodTests {
     static let prefix = AccountRoutesTests.prefix
     static let apps = #"{ "myapp": { "providers": { "local-userpass": { "auto_confirm": true, "min_password_length": 8 } } } }"#
-    static let generous = #""limits": {"login_per_address": "100000/5m", "register_per_address": "100000/5m", "reset_per_address": "100000/5m", "reset_per_token": "100000/5m"},"#
+    static let generous =
+        #""limits": {"login_per_address": "100000/5m", "register_per_address": "100000/5m", "reset_per_address": "100000/5m", "reset_per_token": "100000/5m"},"#
     static let login = AccountRoutesTests.json(["username": "ada@example.com", "password": "the right password"])
 
     /// A reset with a token nobody issued.
     static func bogusReset() -> String {
-        AccountRoutesTests.json(["token": Base64URL.encode(Array(UUID().uuidString.utf8)), "tokenId": UUID().uuidString, "password": "a new password"])
+        AccountRoutesTests.json([
+            "token": Base64URL.encode(Array(UUID().uuidString.utf8)), "tokenId": UUID().uuidString, "password": "a new password",
+        ])
     }
 
     /// `clients` loops POSTing `body()` to `path` through a client of their own (one connection
     /// each) for `seconds`; the statuses they got.
-    static func flood(_ s: LiveServer, _ path: String, clients: Int, seconds: Double, _ body: @escaping @Sendable () -> String) async throws -> [Int: Int] {
+    static func flood(_ s: LiveServer, _ path: String, clients: Int, seconds: Double, _ body: @escaping @Sendable () -> String) async throws -> [Int:
+        Int]
+    {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = clients
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -53,7 +58,8 @@ struct ResetFloodTests {
     /// Registers the sign-ins' account, then five sign-ins one after another while `load` runs; each must be 200 within `bound` (generous:
     /// `make test` runs every suite at once on two cores; before the fixes they were 503 at once).
     static func loginsBeside(_ s: LiveServer, bound: Duration, _ load: @escaping @Sendable () async throws -> [Int: Int]) async throws -> [Int: Int] {
-        let created = try await s.call(.POST, prefix + "/register", body: AccountRoutesTests.json(["email": "ada@example.com", "password": "the right password"]))
+        let created = try await s.call(
+            .POST, prefix + "/register", body: AccountRoutesTests.json(["email": "ada@example.com", "password": "the right password"]))
         #expect(created.status == 201)
         let running = Task { try await load() }
         try await Task.sleep(for: .milliseconds(500))  // the flood in full swing
@@ -105,7 +111,8 @@ struct ResetFloodTests {
                         .POST, "/app/myapp/reset", body: "token=abc&tokenId=\(tokenID)&password=a+new+password&confirm=a+new+password",
                         headers: [("Content-Type", "application/x-www-form-urlencoded")])
                 }
-                return try await s.call(.POST, Self.prefix + "/reset", body: AccountRoutesTests.json(["token": "abc", "tokenId": tokenID, "password": "a new password"]))
+                return try await s.call(
+                    .POST, Self.prefix + "/reset", body: AccountRoutesTests.json(["token": "abc", "tokenId": tokenID, "password": "a new password"]))
             }
             #expect(try await reset("one").status == 400)
             #expect(try await reset("one", page: true).status == 400)

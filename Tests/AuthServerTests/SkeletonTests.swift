@@ -13,7 +13,10 @@ struct SkeletonTests {
 
             let location = try await s.call(.GET, LiveServer.base + "/app/myapp/location")
             #expect(location.status == 200)
-            #expect(location.object == ["deployment_model": "GLOBAL", "location": "local", "hostname": "http://auth.test", "ws_hostname": "ws://auth.test"])
+            #expect(
+                location.object == [
+                    "deployment_model": "GLOBAL", "location": "local", "hostname": "http://auth.test", "ws_hostname": "ws://auth.test",
+                ])
 
             let noApp = try await s.call(.GET, LiveServer.base + "/app/other/location")
             #expect(noApp.status == 404 && noApp.errorCode == "AppNotFound")

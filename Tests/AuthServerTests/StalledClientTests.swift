@@ -9,7 +9,9 @@ import Testing
 struct StalledClientTests {
     static let login = LiveServer.base + "/app/myapp/auth/providers/anon-user/login"
 
-    @Test("32 connections that send a login's head and never its body: healthz, a login and a refresh still answer in time", arguments: StoreKind.available)
+    @Test(
+        "32 connections that send a login's head and never its body: healthz, a login and a refresh still answer in time",
+        arguments: StoreKind.available)
     func stalledBodiesHoldNoSlot(kind: StoreKind) async throws {
         // A long body_timeout: what keeps the server answering is that a receiving request holds no slot.
         try await LiveServer.with(kind, extra: #""body_timeout": "60s","#) { s in
@@ -126,8 +128,10 @@ struct StalledClientTests {
         #expect(defaults.idleTimeout == 60 && defaults.bodyTimeout == 10 && defaults.connectionsPerAddress == 64)
         let set = try parse(#""idle_timeout":"5m","body_timeout":"30s","connections_per_address":8,"#)
         #expect(set.idleTimeout == 300 && set.bodyTimeout == 30 && set.connectionsPerAddress == 8)
-        for (bad, path) in [(#""idle_timeout":"2h","#, "idle_timeout"), (#""body_timeout":"10m","#, "body_timeout"), (#""connections_per_address":0,"#, "connections_per_address")]
-        {
+        for (bad, path) in [
+            (#""idle_timeout":"2h","#, "idle_timeout"), (#""body_timeout":"10m","#, "body_timeout"),
+            (#""connections_per_address":0,"#, "connections_per_address"),
+        ] {
             #expect {
                 try parse(bad)
             } throws: { e in

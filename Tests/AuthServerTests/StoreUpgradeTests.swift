@@ -8,7 +8,8 @@ import Testing
 @Suite("Store upgrade", .serialized)
 struct StoreUpgradeTests {
     @Test(
-        "schema 3 rows survive steps 4 to 7 (families renamed sessions); the old refresh token refreshes over HTTP; idle anonymous users are swept", arguments: StoreKind.available)
+        "schema 3 rows survive steps 4 to 7 (families renamed sessions); the old refresh token refreshes over HTTP; idle anonymous users are swept",
+        arguments: StoreKind.available)
     func upgrade(kind: StoreKind) async throws {
         let token = try RefreshToken.generate()
         try await Harness.withStore(kind, migratingTo: 3) { old in
@@ -46,7 +47,8 @@ struct StoreUpgradeTests {
     }
 
     @Test(
-        "schema 8 rows (one app) join the app at start: the password, the API key and the refresh token of today's code still sign in", arguments: StoreKind.available)
+        "schema 8 rows (one app) join the app at start: the password, the API key and the refresh token of today's code still sign in",
+        arguments: StoreKind.available)
     func upgradeToSeparateApps(kind: StoreKind) async throws {
         let token = try RefreshToken.generate(), key = try RefreshToken.generate()
         let hash = try await PasswordHasher(parameters: Scrypt.Parameters(logN: 10, r: 8, p: 1)).hash("old password").encoded
@@ -81,7 +83,8 @@ struct StoreUpgradeTests {
                 let refreshed = try await s.call(.POST, LiveServer.base + "/auth/session", bearer: token)
                 #expect(refreshed.status == 201, "\(refreshed.body)")
                 let prefix = LiveServer.base + "/app/myapp/auth/providers/"
-                let password = try await s.call(.POST, prefix + "local-userpass/login", body: #"{"username":"old@example.com","password":"old password"}"#)
+                let password = try await s.call(
+                    .POST, prefix + "local-userpass/login", body: #"{"username":"old@example.com","password":"old password"}"#)
                 #expect(password.status == 200 && password["user_id"] == "u1", "\(password.body)")
                 let byKey = try await s.call(.POST, prefix + "api-key/login", body: #"{"key":"\#(key)"}"#)
                 #expect(byKey.status == 200 && byKey["user_id"] == "u1", "\(byKey.body)")

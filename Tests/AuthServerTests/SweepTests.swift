@@ -13,7 +13,8 @@ struct SweepTests {
           "hasty": { "refresh_rotation": true, "reuse_grace": "1s", "providers": { "anon-user": {} } } }
         """#
 
-    @Test("two apps of different grace: the sweep keeps the successor a client of the longer grace may still retry for", arguments: StoreKind.available)
+    @Test(
+        "two apps of different grace: the sweep keeps the successor a client of the longer grace may still retry for", arguments: StoreKind.available)
     func sweepKeepsTheLargestGrace(kind: StoreKind) async throws {
         try await LiveServer.with(kind, apps: Self.apps) { s in
             let login = try await s.call(.POST, LiveServer.base + "/app/patient/auth/providers/anon-user/login", body: "{}")

@@ -70,7 +70,8 @@ public enum CLI {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tt-io-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err"), inURL = scratch.appendingPathComponent("in")
+        let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err"),
+            inURL = scratch.appendingPathComponent("in")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: inURL.path, contents: Data((stdin ?? "").utf8))

@@ -202,7 +202,9 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
             }
             return HTTPResponse(status: 500, body: Array(#"{"error":"internal"}"#.utf8))
         }
-        if next.status < 0 { throw TokenError(.providerUnavailable, "\(request.name ?? ProviderURL.shown(request.url)) could not be reached (scripted)") }
+        if next.status < 0 {
+            throw TokenError(.providerUnavailable, "\(request.name ?? ProviderURL.shown(request.url)) could not be reached (scripted)")
+        }
         var body = next.body
         body = ProviderFuzz.replacing("$SECRET", with: Array(secret.utf8), in: body)
         body = ProviderFuzz.replacing("$ECHO", with: Array((request.body.map { String(decoding: $0, as: UTF8.self) } ?? request.url).utf8), in: body)
@@ -293,7 +295,8 @@ struct ProviderTarget: Sendable {
     }
 
     func jwks() async {
-        guard let remote = await attempt("RemoteJWKS.init", { try RemoteJWKS(url: ProviderFuzz.jwksURL, transport: transport, clock: clock.clock) }) else {
+        guard let remote = await attempt("RemoteJWKS.init", { try RemoteJWKS(url: ProviderFuzz.jwksURL, transport: transport, clock: clock.clock) })
+        else {
             Fuzz.fail("RemoteJWKS refused a valid https URL")
         }
         if let keys = await attempt("RemoteJWKS.keys", { try await remote.keys() }) { checkKeys(keys) }
@@ -346,7 +349,9 @@ struct ProviderTarget: Sendable {
 
     func apple() async {
         let apple = await appleProvider()
-        if let result = await attempt("AppleProvider.exchange", { try await apple.exchange(code: "c.fuzz-code", nonce: options & 1 != 0 ? "abc" : nil) }) {
+        if let result = await attempt(
+            "AppleProvider.exchange", { try await apple.exchange(code: "c.fuzz-code", nonce: options & 1 != 0 ? "abc" : nil) })
+        {
             Fuzz.check(result.identity.provider == "apple" && !result.identity.subject.isEmpty, "Apple identity without provider or subject")
         }
     }

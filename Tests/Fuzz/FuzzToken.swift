@@ -11,7 +11,8 @@ struct TokenTarget {
     init() {
         do {
             var keys: [JWK] = []
-            for (kid, pem) in [("rsa", FuzzKeys.rsa), ("p256", FuzzKeys.p256), ("p384", FuzzKeys.p384), ("p521", FuzzKeys.p521), ("ed", FuzzKeys.ed)] {
+            for (kid, pem) in [("rsa", FuzzKeys.rsa), ("p256", FuzzKeys.p256), ("p384", FuzzKeys.p384), ("p521", FuzzKeys.p521), ("ed", FuzzKeys.ed)]
+            {
                 var k = try JWK(pem: pem).publicKey
                 k.keyID = kid
                 keys.append(k)

@@ -43,9 +43,13 @@ import Testing
             _ = try await apple.verify(idToken: try standIn.idToken("apple", ["nonce": .string(Self.abcSHA256)]), nonce: "abc")
             // Exact match (Sign in with Apple JS passes the nonce through unchanged).
             _ = try await apple.verify(idToken: try standIn.idToken("apple", ["nonce": "abc"]), nonce: "abc")
-            #expect(await errorCode { _ = try await apple.verify(idToken: try standIn.idToken("apple", ["nonce": "abd"]), nonce: "abc") } == "invalid_nonce")
             #expect(
-                await errorCode { _ = try await apple.verify(idToken: try standIn.idToken("apple", ["nonce": .string(Self.abcSHA256)]), nonce: Self.abcSHA256 + "0") }
+                await errorCode { _ = try await apple.verify(idToken: try standIn.idToken("apple", ["nonce": "abd"]), nonce: "abc") }
+                    == "invalid_nonce")
+            #expect(
+                await errorCode {
+                    _ = try await apple.verify(idToken: try standIn.idToken("apple", ["nonce": .string(Self.abcSHA256)]), nonce: Self.abcSHA256 + "0")
+                }
                     == "invalid_nonce")
             #expect(await errorCode { _ = try await apple.verify(idToken: try standIn.idToken("apple"), nonce: "abc") } == "invalid_nonce")
         }
@@ -64,7 +68,9 @@ import Testing
                 (["real_user_status": 7], "invalid_claim"),
             ]
             for (overrides, code) in cases {
-                #expect(await errorCode { _ = try await apple.verify(idToken: try standIn.idToken("apple", overrides)) } == code, "\(overrides.jsonString)")
+                #expect(
+                    await errorCode { _ = try await apple.verify(idToken: try standIn.idToken("apple", overrides)) } == code,
+                    "\(overrides.jsonString)")
             }
             // A Google token is not an Apple token.
             #expect(await errorCode { _ = try await apple.verify(idToken: try standIn.idToken("google")) } == "invalid_issuer")

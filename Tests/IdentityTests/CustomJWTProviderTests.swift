@@ -33,21 +33,28 @@ import Testing
             c.requiredFields = [.email]
             let keys = KeySource.remote(try RemoteJWKS(url: standIn.customJWKSURL, transport: transport))
             let provider = try CustomJWTProvider(configuration: c, keys: keys)
-            await #expect(throws: TokenError(.missingClaim, "", claim: "email")) { _ = try await provider.verify(token: try standIn.idToken("custom")) }
+            await #expect(throws: TokenError(.missingClaim, "", claim: "email")) {
+                _ = try await provider.verify(token: try standIn.idToken("custom"))
+            }
             c.mapping[.email] = try ClaimPath("user_data.email")
             let mapped = try CustomJWTProvider(configuration: c, keys: keys)
             #expect(try await mapped.verify(token: try standIn.idToken("custom")).email == "standin@example.com")
             #expect(await errorCode { _ = try await mapped.verify(token: try standIn.idToken("custom", ["aud": "other"])) } == "invalid_audience")
-            #expect(await errorCode { _ = try await mapped.verify(token: try standIn.idToken("custom", ["iss": "https://other"])) } == "invalid_issuer")
+            #expect(
+                await errorCode { _ = try await mapped.verify(token: try standIn.idToken("custom", ["iss": "https://other"])) } == "invalid_issuer")
             #expect(await errorCode { _ = try await mapped.verify(token: try standIn.idToken("custom", ["exp": .null])) } == "missing_claim")
-            #expect(await errorCode { _ = try await mapped.verify(token: try standIn.idToken("custom", ["user_data": .object(["email": 5])])) } == "invalid_claim")
+            #expect(
+                await errorCode { _ = try await mapped.verify(token: try standIn.idToken("custom", ["user_data": .object(["email": 5])])) }
+                    == "invalid_claim")
         }
     }
 
     @Test func hmacSecretAndAlgorithms() async throws {
         let secret = try JWK(hmacSecret: Array("a-32-byte-secret-for-hs256-tests".utf8))
         let now = Int64(Date().timeIntervalSince1970)
-        let token = try JWTSigner(key: secret, algorithm: .hs256).sign(["iss": "https://i", "aud": "a", "sub": "u1", "exp": .int(now + 60), "iat": .int(now)])
+        let token = try JWTSigner(key: secret, algorithm: .hs256).sign([
+            "iss": "https://i", "aud": "a", "sub": "u1", "exp": .int(now + 60), "iat": .int(now),
+        ])
         let ok = try CustomJWTProvider(
             configuration: .init(issuers: ["https://i"], audiences: ["a"], algorithms: [.hs256]),
             keys: .keys(try JWKSet(keys: [secret])))
@@ -62,8 +69,12 @@ import Testing
 
     @Test func configurationChecks() throws {
         let keys = KeySource.keys(try JWKSet(keys: []))
-        #expect(throws: TokenError(.invalidConfiguration, "")) { try CustomJWTProvider(configuration: .init(issuers: [], audiences: ["a"]), keys: keys) }
-        #expect(throws: TokenError(.invalidConfiguration, "")) { try CustomJWTProvider(configuration: .init(issuers: ["i"], audiences: []), keys: keys) }
+        #expect(throws: TokenError(.invalidConfiguration, "")) {
+            try CustomJWTProvider(configuration: .init(issuers: [], audiences: ["a"]), keys: keys)
+        }
+        #expect(throws: TokenError(.invalidConfiguration, "")) {
+            try CustomJWTProvider(configuration: .init(issuers: ["i"], audiences: []), keys: keys)
+        }
         // A custom provider may not take a built-in provider's name.
         for name in ["google", "apple", "facebook", "Google"] {
             #expect(throws: TokenError(.invalidConfiguration, "")) {

@@ -59,7 +59,9 @@ import Testing
 
     @Test func wrongAppSecretIsInvalidClient() async throws {
         try await withStandIn { standIn, transport in
-            #expect(await errorCode { _ = try await provider(standIn, transport, secret: "wrong").verify(accessToken: "standin-facebook-user-token") } == "invalid_client")
+            #expect(
+                await errorCode { _ = try await provider(standIn, transport, secret: "wrong").verify(accessToken: "standin-facebook-user-token") }
+                    == "invalid_client")
         }
     }
 
@@ -68,7 +70,9 @@ import Testing
             let facebook = try provider(standIn, transport, timeout: 0.5)
             for behavior in [ProviderStandIn.Behavior.fail(status: 500), .garbage, .stall, .oversized(bytes: 300 * 1024)] {
                 standIn.setBehavior(behavior)
-                #expect(await errorCode { _ = try await facebook.verify(accessToken: "standin-facebook-user-token") } == "provider_unavailable", "\(behavior)")
+                #expect(
+                    await errorCode { _ = try await facebook.verify(accessToken: "standin-facebook-user-token") } == "provider_unavailable",
+                    "\(behavior)")
             }
             standIn.setBehavior(.normal)
             standIn.setBehavior(.fail(status: 500), for: "/v21.0/me")
@@ -83,8 +87,12 @@ import Testing
             #expect(identity.subject == "10000000000000042")
             #expect(identity.email == "standin@example.com")
             #expect(identity.givenName == "Stand")
-            #expect(await errorCode { _ = try await facebook.verify(limitedLoginToken: try standIn.idToken("facebook", ["nonce": "n-1"]), nonce: "n-2") } == "invalid_nonce")
-            #expect(await errorCode { _ = try await facebook.verify(limitedLoginToken: try standIn.idToken("facebook", ["aud": "2000000000000002"])) } == "invalid_audience")
+            #expect(
+                await errorCode { _ = try await facebook.verify(limitedLoginToken: try standIn.idToken("facebook", ["nonce": "n-1"]), nonce: "n-2") }
+                    == "invalid_nonce")
+            #expect(
+                await errorCode { _ = try await facebook.verify(limitedLoginToken: try standIn.idToken("facebook", ["aud": "2000000000000002"])) }
+                    == "invalid_audience")
             #expect(await errorCode { _ = try await facebook.verify(limitedLoginToken: try standIn.idToken("google")) } == "invalid_issuer")
         }
     }

@@ -73,8 +73,13 @@ import Testing
     @Test func expectedNonce() async throws {
         try await withStandIn { standIn, transport in
             let google = try provider(standIn, transport)
-            #expect(try await google.verify(idToken: try standIn.idToken("google", ["nonce": "n-0S6_WzA2Mj"]), nonce: "n-0S6_WzA2Mj").subject == "110000000000000000001")
-            #expect(await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google", ["nonce": "another-nonce"]), nonce: "n-0S6_WzA2Mj") } == "invalid_nonce")
+            #expect(
+                try await google.verify(idToken: try standIn.idToken("google", ["nonce": "n-0S6_WzA2Mj"]), nonce: "n-0S6_WzA2Mj").subject
+                    == "110000000000000000001")
+            #expect(
+                await errorCode {
+                    _ = try await google.verify(idToken: try standIn.idToken("google", ["nonce": "another-nonce"]), nonce: "n-0S6_WzA2Mj")
+                } == "invalid_nonce")
             #expect(await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google"), nonce: "n-0S6_WzA2Mj") } == "invalid_nonce")
             // Without an expected nonce, a token's nonce is not checked.
             _ = try await google.verify(idToken: try standIn.idToken("google", ["nonce": "anything"]))
@@ -89,9 +94,14 @@ import Testing
             let both: JSONValue = [.string(ours), "someone-else.apps.googleusercontent.com"]
             #expect(try await google.verify(idToken: try standIn.idToken("google", ["aud": both])).subject == "110000000000000000001")
             #expect(
-                await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google", ["aud": both, "azp": "someone-else.apps.googleusercontent.com"])) }
+                await errorCode {
+                    _ = try await google.verify(
+                        idToken: try standIn.idToken("google", ["aud": both, "azp": "someone-else.apps.googleusercontent.com"]))
+                }
                     == "invalid_audience")
-            #expect(await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google", ["aud": both, "azp": .null])) } == "invalid_audience")
+            #expect(
+                await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google", ["aud": both, "azp": .null])) }
+                    == "invalid_audience")
             // One audience: azp is the authorized party (an Android client, say) and is not checked.
             _ = try await google.verify(idToken: try standIn.idToken("google", ["azp": "android-client.apps.googleusercontent.com"]))
         }
@@ -101,7 +111,9 @@ import Testing
         try await withStandIn { standIn, transport in
             let google = try provider(standIn, transport, hostedDomain: "example.com")
             #expect(try await google.verify(idToken: try standIn.idToken("google", ["hd": "example.com"])).subject == "110000000000000000001")
-            #expect(await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google", ["hd": "evil.com"])) } == "invalid_hosted_domain")
+            #expect(
+                await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google", ["hd": "evil.com"])) } == "invalid_hosted_domain"
+            )
             #expect(await errorCode { _ = try await google.verify(idToken: try standIn.idToken("google")) } == "invalid_hosted_domain")
         }
     }
@@ -121,7 +133,9 @@ import Testing
                 ])
             // Codes are single use.
             #expect(
-                await errorCode { _ = try await google.exchange(code: "4/code-1", clientID: standIn.settings.googleClientID, redirectURI: "https://app.example/cb") }
+                await errorCode {
+                    _ = try await google.exchange(code: "4/code-1", clientID: standIn.settings.googleClientID, redirectURI: "https://app.example/cb")
+                }
                     == "invalid_grant")
         }
     }
@@ -131,7 +145,9 @@ import Testing
             let client = standIn.settings.googleClientID
             standIn.registerGoogleCode("4/code-2", redirectURI: "https://app.example/cb")
             let google = try provider(standIn, transport, secret: standIn.settings.googleClientSecret)
-            #expect(await errorCode { _ = try await google.exchange(code: "4/code-2", clientID: client, redirectURI: "https://evil.example/cb") } == "redirect_uri_mismatch")
+            #expect(
+                await errorCode { _ = try await google.exchange(code: "4/code-2", clientID: client, redirectURI: "https://evil.example/cb") }
+                    == "redirect_uri_mismatch")
             #expect(await errorCode { _ = try await google.exchange(code: "4/unknown", clientID: client) } == "invalid_grant")
             let wrongSecret = try provider(standIn, transport, secret: "wrong")
             #expect(await errorCode { _ = try await wrongSecret.exchange(code: "standin-google-code", clientID: client) } == "invalid_client")

@@ -120,7 +120,8 @@ import Testing
                 c.clock = clock
                 _ = try await FacebookProvider(configuration: c, limitedLoginKeys: fixedKeys, transport: transport).verify(accessToken: "EAAhostile")
             case .jwks:
-                _ = try await RemoteJWKS(url: "https://keys.hostile.example/oauth2/v3/certs", transport: transport, clock: clock, policy: jwksPolicy).keys()
+                _ = try await RemoteJWKS(url: "https://keys.hostile.example/oauth2/v3/certs", transport: transport, clock: clock, policy: jwksPolicy)
+                    .keys()
             }
         }
     }
@@ -328,7 +329,9 @@ import Testing
             return (0...(t.count - 16)).contains { w.contains(t[$0..<($0 + 16)]) }
         }
         func alphanumeric(_ s: String) -> String {
-            String(String.UnicodeScalarView(s.lowercased().unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }))
+            String(
+                String.UnicodeScalarView(
+                    s.lowercased().unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }))
         }
         return text.contains(secret) || windows(secret, text) || windows(alphanumeric(secret), alphanumeric(text))
     }
@@ -362,7 +365,9 @@ import Testing
     }
 
     @Test func appleClientSecretEchoedByTheTokenEndpointIsRedacted() async throws {
-        let transport = Self.transport(.appleToken, status: 400) { #"{"error":"invalid_client","error_description":"\#(Self.echo($0))"}"#.utf8.map { $0 } }
+        let transport = Self.transport(.appleToken, status: 400) {
+            #"{"error":"invalid_client","error_description":"\#(Self.echo($0))"}"#.utf8.map { $0 }
+        }
         let e = try #require(try await Self.run(.appleToken, transport))
         #expect(e.code == .invalidClient)
         let form = String(decoding: transport.requests[0].body ?? [], as: UTF8.self)

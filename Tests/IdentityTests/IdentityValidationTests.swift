@@ -27,7 +27,9 @@ import Testing
 
     @Test(arguments: [JSONValue.string("yes"), .int(1), .string("TRUE")])
     func emailVerifiedRejected(value: JSONValue) {
-        #expect(throws: TokenError(.invalidClaim, "", claim: "email_verified")) { try build([.subject: "s", .email: "a@example.com", .emailVerified: value]) }
+        #expect(throws: TokenError(.invalidClaim, "", claim: "email_verified")) {
+            try build([.subject: "s", .email: "a@example.com", .emailVerified: value])
+        }
     }
 
     @Test func verifiedWithoutEmailIsFalse() throws {
@@ -50,7 +52,9 @@ import Testing
     @Test func lengthBounds() throws {
         #expect(throws: TokenError(.invalidClaim, "", claim: "subject")) { try build([.subject: .string(String(repeating: "s", count: 256))]) }
         _ = try build([.subject: .string(String(repeating: "s", count: 255))])
-        #expect(throws: TokenError(.invalidClaim, "", claim: "name")) { try build([.subject: "s", .name: .string(String(repeating: "n", count: 257))]) }
+        #expect(throws: TokenError(.invalidClaim, "", claim: "name")) {
+            try build([.subject: "s", .name: .string(String(repeating: "n", count: 257))])
+        }
         #expect(throws: TokenError(.invalidClaim, "", claim: "locale")) { try build([.subject: "s", .locale: "en US"]) }
         #expect(throws: TokenError(.invalidClaim, "", claim: "name")) { try build([.subject: "s", .name: "a\u{7}b"]) }
     }

@@ -30,7 +30,9 @@ import Testing
     func google() async throws {
         try await withStandIn { standIn, _ in
             let s = standIn.settings
-            let ok = try await run(["idp", "google", "--client-id", s.googleClientID, "--jwks", standIn.googleJWKSURL, "--json", try standIn.idToken("google")])
+            let ok = try await run([
+                "idp", "google", "--client-id", s.googleClientID, "--jwks", standIn.googleJWKSURL, "--json", try standIn.idToken("google"),
+            ])
             #expect(ok.status == 0, "\(ok.stdout) \(ok.stderr)")
             #expect(ok.json?["valid"] == .bool(true))
             #expect(ok.identity?["provider"] == "google")
@@ -38,12 +40,15 @@ import Testing
             #expect(ok.identity?["email_verified"] == .bool(true))
             #expect(ok.stdout.split(separator: "\n").count == 1)
 
-            let wrongAud = try await run(["idp", "google", "--client-id", "other", "--jwks", standIn.googleJWKSURL, "--json", try standIn.idToken("google")])
+            let wrongAud = try await run([
+                "idp", "google", "--client-id", "other", "--jwks", standIn.googleJWKSURL, "--json", try standIn.idToken("google"),
+            ])
             #expect(wrongAud.status == 1)
             #expect(wrongAud.json?["valid"] == .bool(false))
             #expect(wrongAud.errorCode == "invalid_audience")
 
-            let human = try await run(["idp", "google", "--client-id", "other", "--jwks", standIn.googleJWKSURL, "-"], stdin: try standIn.idToken("google") + "\n")
+            let human = try await run(
+                ["idp", "google", "--client-id", "other", "--jwks", standIn.googleJWKSURL, "-"], stdin: try standIn.idToken("google") + "\n")
             #expect(human.status == 1)
             #expect(human.stderr.hasPrefix("error: invalid_audience: "))
             #expect(human.stdout.isEmpty)
@@ -63,7 +68,9 @@ import Testing
             #expect(bad.errorCode == "invalid_grant")
 
             standIn.setBehavior(.fail(status: 500), for: "/oauth2/v3/certs")
-            let down = try await run(["idp", "google", "--client-id", s.googleClientID, "--jwks", standIn.googleJWKSURL, "--json", try standIn.idToken("google")])
+            let down = try await run([
+                "idp", "google", "--client-id", s.googleClientID, "--jwks", standIn.googleJWKSURL, "--json", try standIn.idToken("google"),
+            ])
             #expect(down.status == 2)
             #expect(down.errorCode == "provider_unavailable")
         }
@@ -91,11 +98,15 @@ import Testing
         try await withStandIn { standIn, _ in
             let s = standIn.settings
             let token = try standIn.idToken("apple", ["nonce": .string(AppleProviderTests.abcSHA256)])
-            let ok = try await run(["idp", "apple", "--client-id", s.appleClientID, "--nonce", "abc", "--jwks", standIn.appleJWKSURL, "--json", token])
+            let ok = try await run([
+                "idp", "apple", "--client-id", s.appleClientID, "--nonce", "abc", "--jwks", standIn.appleJWKSURL, "--json", token,
+            ])
             #expect(ok.status == 0, "\(ok.stdout) \(ok.stderr)")
             #expect(ok.identity?["email_verified"] == .bool(true))
             #expect(ok.identity?["raw_claims"]?.objectValue?["real_user_status"] == .int(2))
-            let badNonce = try await run(["idp", "apple", "--client-id", s.appleClientID, "--nonce", "abd", "--jwks", standIn.appleJWKSURL, "--json", token])
+            let badNonce = try await run([
+                "idp", "apple", "--client-id", s.appleClientID, "--nonce", "abd", "--jwks", standIn.appleJWKSURL, "--json", token,
+            ])
             #expect(badNonce.status == 1)
             #expect(badNonce.errorCode == "invalid_nonce")
 
@@ -212,7 +223,9 @@ import Testing
     func customJWTReadsKeyFilesAndADurationLeeway() async throws {
         let key = try JWK.generate(curve: .p256)
         let now = Int64(Date().timeIntervalSince1970)
-        let token = try JWTSigner(key: key).sign(["iss": "https://issuer.test", "aud": "app", "sub": "s-1", "iat": .int(now - 700), "exp": .int(now - 300)])
+        let token = try JWTSigner(key: key).sign([
+            "iss": "https://issuer.test", "aud": "app", "sub": "s-1", "iat": .int(now - 700), "exp": .int(now - 300),
+        ])
         let file = try tempFile(try key.pem())
         defer { try? FileManager.default.removeItem(atPath: file) }
         let base = ["idp", "jwt", "--iss", "https://issuer.test", "--aud", "app", "--key", file, "--json", "--now", String(now)]

@@ -12,13 +12,15 @@ import Testing
                 try ProviderURL.redirectTarget(from: "https://www.googleapis.com/oauth2/v3/certs", location: location, crossOrigin: true)
             }
         }
-        #expect(try ProviderURL.redirectTarget(from: "https://a.example/x", location: "https://b.example/y", crossOrigin: true) == "https://b.example/y")
+        #expect(
+            try ProviderURL.redirectTarget(from: "https://a.example/x", location: "https://b.example/y", crossOrigin: true) == "https://b.example/y")
     }
 
     @Test func jwksRedirectsStayOnTheirOrigin() throws {
         let from = "https://keys.example/jwks"
         #expect(try ProviderURL.redirectTarget(from: from, location: "/v2/jwks", crossOrigin: false) == "https://keys.example/v2/jwks")
-        #expect(try ProviderURL.redirectTarget(from: from, location: "https://keys.example:443/v2", crossOrigin: false) == "https://keys.example:443/v2")
+        #expect(
+            try ProviderURL.redirectTarget(from: from, location: "https://keys.example:443/v2", crossOrigin: false) == "https://keys.example:443/v2")
         for other in ["https://other.example/jwks", "https://keys.example:8443/jwks", "https://keys.example.evil.test/jwks"] {
             #expect(throws: TokenError(.providerUnavailable, "")) { try ProviderURL.redirectTarget(from: from, location: other, crossOrigin: false) }
         }

@@ -13,7 +13,9 @@ import Testing
         return try signer.sign(claims)
     }
 
-    static func verify(_ claims: ClaimSet, type: String? = "JWT", at time: Int64 = now, _ configure: (inout VerifierOptions) -> Void = { _ in }) throws -> VerifiedToken<ClaimSet> {
+    static func verify(_ claims: ClaimSet, type: String? = "JWT", at time: Int64 = now, _ configure: (inout VerifierOptions) -> Void = { _ in })
+        throws -> VerifiedToken<ClaimSet>
+    {
         var options = VerifierOptions(clock: .fixed(unixSeconds: time))
         configure(&options)
         return try JWTVerifier(key: key, options: options).verify(token(claims, type: type))
@@ -82,7 +84,9 @@ import Testing
         _ = try Self.verify(["iss": "https://b.example"]) { $0.issuers = issuers }
         // Exact match only: no trailing slash, case or prefix games.
         for wrong in ["https://b.example/", "HTTPS://B.EXAMPLE", "https://b.example.evil", "https://b", ""] {
-            #expect(throws: TokenError(.invalidIssuer, "", claim: "iss"), "\(wrong)") { try Self.verify(["iss": .string(wrong)]) { $0.issuers = issuers } }
+            #expect(throws: TokenError(.invalidIssuer, "", claim: "iss"), "\(wrong)") {
+                try Self.verify(["iss": .string(wrong)]) { $0.issuers = issuers }
+            }
         }
         #expect(throws: TokenError(.invalidIssuer, "", claim: "iss")) { try Self.verify(["iss": ["https://a.example"]]) { $0.issuers = issuers } }
         #expect(throws: TokenError(.missingClaim, "", claim: "iss")) { try Self.verify(["sub": "x"]) { $0.issuers = issuers } }

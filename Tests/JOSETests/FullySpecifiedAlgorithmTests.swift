@@ -18,7 +18,9 @@ import JOSE
         let result = try JWTVerifier(key: key).verifySignature(Self.token)
         #expect(result.header.algorithm == .ed25519)
         // Ed25519's signature is deterministic: RFC 8037 A.1's private key signs the same bytes.
-        let privateKey = try JWK(json: #"{"kty":"OKP","crv":"Ed25519","d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#)
+        let privateKey = try JWK(
+            json:
+                #"{"kty":"OKP","crv":"Ed25519","d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#)
         var signer = try JWTSigner(key: privateKey, algorithm: .ed25519)
         signer.type = nil
         #expect(try signer.signJWS(payload: Array("Example of Ed25519 signing".utf8)) == Self.token)

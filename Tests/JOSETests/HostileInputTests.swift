@@ -90,7 +90,10 @@ enum Hostile {
         switch curve {
         case .p256: return hex("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551")
         case .p384: return hex("ffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973")
-        case .p521: return hex("01fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e91386409")
+        case .p521:
+            return hex(
+                "01fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e91386409"
+            )
         case .ed25519: return []
         }
     }
@@ -378,7 +381,8 @@ enum Hostile {
         // In the header (room enough in bytes, so the depth bound is what refuses it).
         #expect(Hostile.code { _ = try Hostile.verifier(limits: limits).verify(Hostile.hs256(#"{"alg":"HS256","x":\#(deep)}"#)) } == .malformed)
         // In the claims, behind a valid MAC.
-        #expect(Hostile.code { _ = try Hostile.verifier(limits: limits).verify(Hostile.hs256(#"{"alg":"HS256"}"#, #"{"sub":\#(deep)}"#)) } == .malformed)
+        #expect(
+            Hostile.code { _ = try Hostile.verifier(limits: limits).verify(Hostile.hs256(#"{"alg":"HS256"}"#, #"{"sub":\#(deep)}"#)) } == .malformed)
         // With the default limits too (size or depth, whichever comes first).
         #expect(Hostile.code { _ = try Hostile.verifier().verify(Hostile.hs256(#"{"alg":"HS256"}"#, #"{"sub":\#(deep)}"#)) } == .malformed)
         #expect(Hostile.code { _ = try JWK(json: #"{"kty":"oct","k":\#(deep)}"#) } == .invalidKey)

@@ -102,7 +102,8 @@ import Testing
         }
         // NUL inside a string, invalid UTF-8.
         #expect(throws: TokenError(.malformed, "")) { try Self.verify(Self.token(payload: #"{"a":"x\u0000y"}"#)) }
-        let invalidUTF8 = Base64URL.encode(Array(#"{"alg":"HS256"}"#.utf8)) + "." + Base64URL.encode([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D])
+        let invalidUTF8 =
+            Base64URL.encode(Array(#"{"alg":"HS256"}"#.utf8)) + "." + Base64URL.encode([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D])
         let mac = try HMAC.sha256(key: [UInt8](repeating: 0x42, count: 32), data: Array(invalidUTF8.utf8))
         #expect(throws: TokenError(.malformed, "")) { try Self.verify(invalidUTF8 + "." + Base64URL.encode(mac)) }
     }

@@ -42,7 +42,8 @@ import Testing
         let fast = Scrypt.Parameters(logN: 4, r: 1, p: 1)
         #expect(throws: TokenError(.invalidInput, "")) { try Scrypt.derive(password: [1], salt: [1, 2, 3], parameters: fast) }
         #expect(throws: TokenError(.invalidInput, "")) {
-            try Scrypt.derive(password: Array(repeating: 65, count: Scrypt.maxPasswordBytes + 1), salt: Array(repeating: 0, count: 16), parameters: fast)
+            try Scrypt.derive(
+                password: Array(repeating: 65, count: Scrypt.maxPasswordBytes + 1), salt: Array(repeating: 0, count: 16), parameters: fast)
         }
     }
 

@@ -6,7 +6,8 @@ import Testing
 /// nesting with a pre-scan that skips strings (docs/performance.md). These check that what
 /// comes back is what the token says, and that the depth bound still holds around strings.
 @Suite struct VerifyPathTests {
-    static let payload = #"{"iss":"https://i","sub":"42","aud":["a","b"],"exp":4102444800,"nbf":1.5,"iat":1790000000,"n\u0061me":"J\"[{","x":{"y":[1,2]}}"#
+    static let payload =
+        #"{"iss":"https://i","sub":"42","aud":["a","b"],"exp":4102444800,"nbf":1.5,"iat":1790000000,"n\u0061me":"J\"[{","x":{"y":[1,2]}}"#
 
     @Test func lazyClaimsMatchTheirMaterializedForm() throws {
         let key = try JWK.generateSecret(bytes: 32)

@@ -362,7 +362,9 @@ public final class ProviderStandIn: @unchecked Sendable {
 
     private func graphError(_ message: String, type: String = "OAuthException", code: Int) -> StandInResponse {
         .json(
-            JSONValue.object(["error": .object(["message": .string(message), "type": .string(type), "code": .int(Int64(code)), "fbtrace_id": "StandInTrace"])]).jsonString,
+            JSONValue.object([
+                "error": .object(["message": .string(message), "type": .string(type), "code": .int(Int64(code)), "fbtrace_id": "StandInTrace"])
+            ]).jsonString,
             status: 400)
     }
 
@@ -372,14 +374,17 @@ public final class ProviderStandIn: @unchecked Sendable {
         }
         guard let input = request.query["input_token"] else { return graphError("(#100) The parameter input_token is required", code: 100) }
         guard let user = lock.withLock({ facebookUsers[input] }) else {
-            return .json(#"{"data":{"error":{"code":190,"message":"Invalid OAuth access token - Cannot parse access token"},"is_valid":false,"scopes":[]}}"#)
+            return .json(
+                #"{"data":{"error":{"code":190,"message":"Invalid OAuth access token - Cannot parse access token"},"is_valid":false,"scopes":[]}}"#)
         }
         var data: JSONObject = [
             "app_id": .string(user.appID), "type": "USER", "application": "StandIn",
             "data_access_expires_at": .int(now + 90 * 86400), "expires_at": .int(user.expiresAt),
             "is_valid": .bool(user.isValid), "scopes": ["email", "public_profile"], "user_id": .string(user.userID),
         ]
-        if !user.isValid { data["error"] = .object(["code": 190, "message": "Error validating access token: The session has been invalidated.", "subcode": 460]) }
+        if !user.isValid {
+            data["error"] = .object(["code": 190, "message": "Error validating access token: The session has been invalidated.", "subcode": 460])
+        }
         return .json(JSONValue.object(["data": .object(data)]).jsonString)
     }
 
@@ -387,7 +392,8 @@ public final class ProviderStandIn: @unchecked Sendable {
         guard let token = request.query["access_token"], let user = lock.withLock({ facebookUsers[token] }), user.isValid else {
             return graphError("Invalid OAuth access token - Cannot parse access token", code: 190)
         }
-        let proof = (try? HMAC.sha256(key: Array(settings.facebookAppSecret.utf8), data: Array(token.utf8)))?.map { String(format: "%02x", $0) }.joined()
+        let proof = (try? HMAC.sha256(key: Array(settings.facebookAppSecret.utf8), data: Array(token.utf8)))?.map { String(format: "%02x", $0) }
+            .joined()
         guard let given = request.query["appsecret_proof"], given == proof else {
             return graphError("Invalid appsecret_proof provided in the API argument", type: "GraphMethodException", code: 100)
         }
@@ -399,7 +405,9 @@ public final class ProviderStandIn: @unchecked Sendable {
             case "name": if let n = user.name { o["name"] = .string(n) }
             case "email": if let e = user.email { o["email"] = .string(e) }
             case "picture":
-                if let p = user.pictureURL { o["picture"] = .object(["data": .object(["height": 50, "is_silhouette": false, "url": .string(p), "width": 50])]) }
+                if let p = user.pictureURL {
+                    o["picture"] = .object(["data": .object(["height": 50, "is_silhouette": false, "url": .string(p), "width": 50])])
+                }
             default: break
             }
         }

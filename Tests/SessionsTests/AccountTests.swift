@@ -39,7 +39,8 @@ import Testing
             // Compared after NFC and lower-casing; stored as given.
             #expect(try await a.login(email: "ALICE@example.COM", password: "correct horse") == .success(userID: user))
             #expect(try await a.account(email: "alice@EXAMPLE.com")?.email == "Alice@Example.com")
-            let identity = try #require(try await t.store.transaction { tx in try await tx.identity(provider: "local-userpass", subject: "Alice@Example.com") })
+            let identity = try #require(
+                try await t.store.transaction { tx in try await tx.identity(provider: "local-userpass", subject: "Alice@Example.com") })
             #expect(identity.userID == user)
             // Used once.
             #expect(await Conformance.code { try await a.confirm(token: token.token, tokenID: token.tokenID) } == "userpass_token_invalid")
@@ -66,14 +67,20 @@ import Testing
         try await Harness.withStore(kind) { t in
             let a = try Self.accounts(t.store, TestClock(), autoConfirm: true)
             #expect(await Conformance.code { try await a.register(email: "s@example.com", password: "12345") } == "invalid_password")
-            #expect(await Conformance.code { try await a.register(email: "s@example.com", password: String(repeating: "x", count: 129)) } == "invalid_password")
+            #expect(
+                await Conformance.code { try await a.register(email: "s@example.com", password: String(repeating: "x", count: 129)) }
+                    == "invalid_password")
             // 128 decomposed "é" are 256 scalars in NFD but 128 after NFC: allowed.
             let nfd = String(repeating: "e\u{301}", count: 128)
-            guard case .created(let user, nil) = try await a.register(email: "u@example.com", password: nfd) else { throw HarnessError("not created") }
+            guard case .created(let user, nil) = try await a.register(email: "u@example.com", password: nfd) else {
+                throw HarnessError("not created")
+            }
             // The NFC spelling is the same password.
             #expect(try await a.login(email: "u@example.com", password: String(repeating: "\u{E9}", count: 128)) == .success(userID: user))
             // Emoji and other scripts.
-            guard case .created(let other, nil) = try await a.register(email: "emoji@example.com", password: "🔑пароль密码") else { throw HarnessError("not created") }
+            guard case .created(let other, nil) = try await a.register(email: "emoji@example.com", password: "🔑пароль密码") else {
+                throw HarnessError("not created")
+            }
             #expect(try await a.login(email: "emoji@example.com", password: "🔑пароль密码") == .success(userID: other))
             #expect(await Conformance.code { try await a.register(email: "no-at-sign", password: "long enough") } == "invalid_email")
             #expect(await Conformance.code { try await a.register(email: "a b@example.com", password: "long enough") } == "invalid_email")
@@ -94,11 +101,17 @@ import Testing
             let reset = try #require(try await a.issueReset(email: "Carol@example.com"))
             #expect(reset.email == "carol@example.com" && reset.expiresAt == clock.now + 1800)
             // Too short: refused, and the link still works.
-            #expect(await Conformance.code { try await a.resetPassword(token: reset.token, tokenID: reset.tokenID, newPassword: "short") } == "invalid_password")
+            #expect(
+                await Conformance.code { try await a.resetPassword(token: reset.token, tokenID: reset.tokenID, newPassword: "short") }
+                    == "invalid_password")
             // A confirm token is not a reset token.
-            #expect(await Conformance.code { try await a.resetPassword(token: confirm.token, tokenID: confirm.tokenID, newPassword: "new password") } == "userpass_token_invalid")
+            #expect(
+                await Conformance.code { try await a.resetPassword(token: confirm.token, tokenID: confirm.tokenID, newPassword: "new password") }
+                    == "userpass_token_invalid")
             try await a.resetPassword(token: reset.token, tokenID: reset.tokenID, newPassword: "new password")
-            #expect(await Conformance.code { try await a.resetPassword(token: reset.token, tokenID: reset.tokenID, newPassword: "newer password") } == "userpass_token_invalid")
+            #expect(
+                await Conformance.code { try await a.resetPassword(token: reset.token, tokenID: reset.tokenID, newPassword: "newer password") }
+                    == "userpass_token_invalid")
             // Confirmed by the reset; the old password is gone; the old session ended.
             #expect(try await a.login(email: "carol@example.com", password: "new password") == .success(userID: user))
             #expect(await Conformance.code { try await a.login(email: "carol@example.com", password: "old password") } == "login_failed")
@@ -123,13 +136,18 @@ import Testing
             // Expired: a reset lives 30 minutes, a confirmation 24 hours.
             let reset = try #require(try await a.issueReset(email: "dave@example.com"))
             clock.advance(1800)
-            #expect(await Conformance.code { try await a.resetPassword(token: reset.token, tokenID: reset.tokenID, newPassword: "later password") } == bad)
+            #expect(
+                await Conformance.code { try await a.resetPassword(token: reset.token, tokenID: reset.tokenID, newPassword: "later password") } == bad
+            )
             clock.advance(86_400 - 1800 - 1)
             #expect(try await a.confirm(token: dave.token, tokenID: dave.tokenID) == dave.accountID)
             clock.advance(1)
             #expect(await Conformance.code { try await a.confirm(token: erin.token, tokenID: erin.tokenID) } == bad)
             // Tokens are stored hashed: the raw token appears nowhere.
-            #expect(try await t.store.transaction { tx in try await tx.spendAccountToken(hash: erin.token, tokenID: erin.tokenID, purpose: .confirm, at: 0) } == nil)
+            #expect(
+                try await t.store.transaction { tx in
+                    try await tx.spendAccountToken(hash: erin.token, tokenID: erin.tokenID, purpose: .confirm, at: 0)
+                } == nil)
         }
     }
 
@@ -141,7 +159,9 @@ import Testing
             let reset = try #require(try await a.issueReset(email: "frank@example.com"))
             let results = await withTaskGroup(of: String?.self) { group in
                 for i in 0..<8 {
-                    group.addTask { await Conformance.code { try await a.resetPassword(token: reset.token, tokenID: reset.tokenID, newPassword: "password \(i)") } }
+                    group.addTask {
+                        await Conformance.code { try await a.resetPassword(token: reset.token, tokenID: reset.tokenID, newPassword: "password \(i)") }
+                    }
                 }
                 return await group.reduce(into: [String?]()) { $0.append($1) }
             }
@@ -155,7 +175,9 @@ import Testing
         try await Harness.withStore(kind) { t in
             let a = try Self.accounts(t.store, TestClock())
             let results = try await withThrowingTaskGroup(of: AccountManager.Registration.self) { group in
-                for i in 0..<6 { group.addTask { try await a.register(email: i % 2 == 0 ? "gina@example.com" : "GINA@example.com", password: "gina password") } }
+                for i in 0..<6 {
+                    group.addTask { try await a.register(email: i % 2 == 0 ? "gina@example.com" : "GINA@example.com", password: "gina password") }
+                }
                 return try await group.reduce(into: [AccountManager.Registration]()) { $0.append($1) }
             }
             #expect(results.filter { if case .created = $0 { true } else { false } }.count == 1)
@@ -168,7 +190,9 @@ import Testing
             let clock = TestClock()
             let weak = Scrypt.Parameters(logN: 4, r: 8, p: 1)
             let old = try Self.accounts(t.store, clock, autoConfirm: true, parameters: weak)
-            guard case .created(let user, _) = try await old.register(email: "hal@example.com", password: "hal password") else { throw HarnessError("not created") }
+            guard case .created(let user, _) = try await old.register(email: "hal@example.com", password: "hal password") else {
+                throw HarnessError("not created")
+            }
             let a = try Self.accounts(t.store, clock, autoConfirm: true)
             #expect(try await a.login(email: "hal@example.com", password: "hal password") == .success(userID: user))
             let stored = try PasswordHash(parsing: try #require(try await a.account(email: "hal@example.com")).passwordHash)
@@ -182,7 +206,9 @@ import Testing
         try await Harness.withStore(kind) { t in
             let clock = TestClock()
             let a = try Self.accounts(t.store, clock, autoConfirm: true)
-            guard case .created(let user, _) = try await a.register(email: "ivy@example.com", password: "ivy password") else { throw HarnessError("not created") }
+            guard case .created(let user, _) = try await a.register(email: "ivy@example.com", password: "ivy password") else {
+                throw HarnessError("not created")
+            }
             let limit = try RateLimit(parsing: "10/15m")
             var failures = 0, throttled = 0
             for i in 0..<1000 {

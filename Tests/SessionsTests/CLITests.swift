@@ -23,7 +23,8 @@ import Testing
     /// The built tokentool, through the shared harness, without the caller's store settings.
     static func tokentool(_ args: [String], stdin: String? = nil) async throws -> Run {
         let r = try await CLI.detached {
-            try CLI.tokentool(args, stdin: stdin, environment: ["TOKENTOOL_STORE": nil, "TOKENTOOL_STORE_FILE": nil, "TOKENTOOL_MASTER_KEY_FILE": nil])
+            try CLI.tokentool(
+                args, stdin: stdin, environment: ["TOKENTOOL_STORE": nil, "TOKENTOOL_STORE_FILE": nil, "TOKENTOOL_MASTER_KEY_FILE": nil])
         }
         return Run(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
@@ -96,7 +97,8 @@ import Testing
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("identity-\(UUID().uuidString).json").path
             defer { try? FileManager.default.removeItem(atPath: file) }
             // The shape `tokentool idp … --json` prints.
-            try #"{"valid":true,"identity":{"provider":"google","subject":"10769150350006150715113082367","email":"a@example.com","email_verified":true}}"#
+            try
+                #"{"valid":true,"identity":{"provider":"google","subject":"10769150350006150715113082367","email":"a@example.com","email_verified":true}}"#
                 .write(toFile: file, atomically: true, encoding: .utf8)
             let first = try await Self.tokentool(["token", "issue", "--store", t.location, "--identity-json", file, "--json"])
             #expect(first.status == 0, "\(first.stderr)")

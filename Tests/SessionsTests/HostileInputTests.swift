@@ -84,7 +84,10 @@ import Testing
                 ("white space", " " + token + "\n", "invalid_refresh_token", "malformed"),
                 ("quotes", "\"" + token + "\"", "invalid_refresh_token", "malformed"),
                 ("another store's token", foreign.refreshToken, "invalid_refresh_token", "invalid_refresh_token"),
-                ("a token of the right shape nobody issued", Base64URL.encode([UInt8](repeating: 0, count: 32)), "invalid_refresh_token", "invalid_refresh_token"),
+                (
+                    "a token of the right shape nobody issued", Base64URL.encode([UInt8](repeating: 0, count: 32)), "invalid_refresh_token",
+                    "invalid_refresh_token"
+                ),
             ]
             let before = try await f.snapshot()
             for (what, value, refreshCode, otherCode) in cases {
@@ -175,7 +178,8 @@ import Testing
             for sql in Self.sqlTexts {
                 #expect(await Conformance.code { try await f.sessions.deleteUser(id: sql) } == "user_not_found", "\(sql)")
                 #expect(await Conformance.code { try await f.sessions.issueTokens(userID: sql) } == "user_not_found", "\(sql)")
-                #expect(await Conformance.code { try await f.sessions.link(Conformance.identity("apple", "a-1"), to: sql) } == "user_not_found", "\(sql)")
+                #expect(
+                    await Conformance.code { try await f.sessions.link(Conformance.identity("apple", "a-1"), to: sql) } == "user_not_found", "\(sql)")
                 #expect(try await f.sessions.user(id: sql) == nil)
                 #expect(try await f.sessions.identities(of: sql).isEmpty)
                 #expect(try await f.sessions.sessions(of: sql).isEmpty)
@@ -221,16 +225,25 @@ import Testing
                 // Looked up, such an id finds nothing, on SQLite and on PostgreSQL alike (never store_unavailable).
                 #expect(await Conformance.code { try await f.sessions.deleteUser(id: id) } == "user_not_found", "deleteUser \(shown)")
                 #expect(await Conformance.code { try await f.sessions.issueTokens(userID: id) } == "user_not_found", "issueTokens \(shown)")
-                #expect(await Conformance.code { try await f.sessions.link(Conformance.identity("apple", "a-2"), to: id) } == "user_not_found", "link \(shown)")
+                #expect(
+                    await Conformance.code { try await f.sessions.link(Conformance.identity("apple", "a-2"), to: id) } == "user_not_found",
+                    "link \(shown)")
                 #expect(try await f.sessions.user(id: id) == nil)
                 #expect(try await f.sessions.identities(of: id).isEmpty)
                 #expect(try await f.sessions.sessions(of: id).isEmpty)
                 try await f.sessions.revokeSession(id: id)
                 // As identity fields and client ids: invalid_input.
-                #expect(await Conformance.code { try await f.sessions.signIn(with: Conformance.identity("google", id)) } == "invalid_input", "subject \(shown)")
-                #expect(await Conformance.code { try await f.sessions.signIn(with: Conformance.identity(id, "s-1")) } == "invalid_input", "provider \(shown)")
-                #expect(await Conformance.code { try await f.sessions.link(Conformance.identity("apple", id), to: alice) } == "invalid_input", "link subject \(shown)")
-                #expect(await Conformance.code { try await f.sessions.issueTokens(userID: alice, clientID: id) } == "invalid_input", "client id \(shown)")
+                #expect(
+                    await Conformance.code { try await f.sessions.signIn(with: Conformance.identity("google", id)) } == "invalid_input",
+                    "subject \(shown)")
+                #expect(
+                    await Conformance.code { try await f.sessions.signIn(with: Conformance.identity(id, "s-1")) } == "invalid_input",
+                    "provider \(shown)")
+                #expect(
+                    await Conformance.code { try await f.sessions.link(Conformance.identity("apple", id), to: alice) } == "invalid_input",
+                    "link subject \(shown)")
+                #expect(
+                    await Conformance.code { try await f.sessions.issueTokens(userID: alice, clientID: id) } == "invalid_input", "client id \(shown)")
             }
             #expect(try await f.snapshot() == before)
         }

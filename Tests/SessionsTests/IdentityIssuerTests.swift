@@ -33,7 +33,9 @@ import Testing
         try await Harness.withStore(kind) { t in
             let sessions = Conformance.manager(t.store, TestClock())
             for bad in ["", "https://id.test/\u{0}", String(repeating: "i", count: 2049)] {
-                #expect(await Conformance.code { try await sessions.findOrCreateUser(for: Identity(provider: "acme", subject: "1", issuer: bad)) } == "invalid_input")
+                #expect(
+                    await Conformance.code { try await sessions.findOrCreateUser(for: Identity(provider: "acme", subject: "1", issuer: bad)) }
+                        == "invalid_input")
             }
             _ = try await sessions.findOrCreateUser(for: Identity(provider: "acme", subject: "1", issuer: String(repeating: "i", count: 2048)))
         }

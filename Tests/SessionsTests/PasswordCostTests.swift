@@ -33,7 +33,8 @@ struct PasswordCostTests {
             getrusage(RUSAGE_SELF.rawValue, &usage)
             print(
                 String(
-                    format: "bench: one scrypt hash (ln=17,r=8,p=1) %.0f ms; 100 concurrent logins (concurrency 2): %.1f s, %.1f logins/s, peak RSS %d MiB",
+                    format:
+                        "bench: one scrypt hash (ln=17,r=8,p=1) %.0f ms; 100 concurrent logins (concurrency 2): %.1f s, %.1f logins/s, peak RSS %d MiB",
                     one * 1000, elapsed, Double(ok) / elapsed, usage.ru_maxrss / 1024))
             #expect(ok == 100)
         }

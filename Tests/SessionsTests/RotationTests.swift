@@ -194,9 +194,11 @@ import Testing
     func unknownAndMalformedRefreshTokens(kind: StoreKind) async throws {
         try await Harness.withStore(kind) { t in
             let sessions = Conformance.manager(t.store, TestClock())
-            #expect(await Conformance.code { try await sessions.refresh(Base64URL.encode([UInt8](repeating: 7, count: 32))) } == "invalid_refresh_token")
+            #expect(
+                await Conformance.code { try await sessions.refresh(Base64URL.encode([UInt8](repeating: 7, count: 32))) } == "invalid_refresh_token")
             #expect(await Conformance.code { try await sessions.refresh("short") } == "invalid_refresh_token")
-            #expect(await Conformance.code { try await sessions.revoke(Base64URL.encode([UInt8](repeating: 7, count: 32))) } == "invalid_refresh_token")
+            #expect(
+                await Conformance.code { try await sessions.revoke(Base64URL.encode([UInt8](repeating: 7, count: 32))) } == "invalid_refresh_token")
         }
     }
 }

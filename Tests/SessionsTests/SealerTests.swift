@@ -15,11 +15,14 @@ import Testing
     }
 
     @Test func theRuleBindsPurposeAndContext() throws {
-        #expect(Sealer.aad(purpose: .providerToken, context: ["oauth2-apple", "s1"]) == Array("tokentool seal v1\u{0}provider-token\u{0}oauth2-apple\u{0}s1".utf8))
+        #expect(
+            Sealer.aad(purpose: .providerToken, context: ["oauth2-apple", "s1"])
+                == Array("tokentool seal v1\u{0}provider-token\u{0}oauth2-apple\u{0}s1".utf8))
         let box = try Sealer.seal(Array("secret".utf8), key: Self.master, purpose: .providerToken, context: ["oauth2-apple", "s1"])
         #expect(try Sealer.open(box, key: Self.master, purpose: .providerToken, context: ["oauth2-apple", "s1"]) == Array("secret".utf8))
         // The box is the rule's: the earlier associated data does not open it.
-        #expect((try? AESGCM.open(try Base64URL.decode(box, what: "box"), key: Self.master, authenticating: Array("oauth2-apple\u{0}s1".utf8))) == nil)
+        #expect(
+            (try? AESGCM.open(try Base64URL.decode(box, what: "box"), key: Self.master, authenticating: Array("oauth2-apple\u{0}s1".utf8))) == nil)
         // Another row, another purpose, another key: nothing opens.
         #expect(try Sealer.open(box, key: Self.master, purpose: .providerToken, context: ["oauth2-apple", "s2"]) == nil)
         #expect(try Sealer.open(box, key: Self.master, purpose: .signingKey, context: ["oauth2-apple\u{0}s1"]) == nil)
@@ -86,7 +89,9 @@ import Testing
             let signIn = try await sessions.signIn(with: Conformance.identity("oauth2-apple", "apple-sub-1"))
             let kept = #"{"client_id":"com.example.app","token":"r.abc"}"#
             let sealed = try Self.earlierBox(kept, key: Self.master, aad: "oauth2-apple\u{0}apple-sub-1")
-            try await t.store.transaction { tx in try await tx.setSealedProviderToken(app: "", provider: "oauth2-apple", subject: "apple-sub-1", sealed: sealed) }
+            try await t.store.transaction { tx in
+                try await tx.setSealedProviderToken(app: "", provider: "oauth2-apple", subject: "apple-sub-1", sealed: sealed)
+            }
             let tokens = try await sessions.providerTokens(of: signIn.userID)
             #expect(tokens.map(\.provider) == ["oauth2-apple"] && tokens.map(\.token) == [kept])
             // Kept again now, by the rule; it reads back the same.

@@ -40,7 +40,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = FileManager.default.createFile(atPath: dir + "/flag-file", contents: Data("\(dir)/flag-file.sqlite\n".utf8))
         _ = FileManager.default.createFile(atPath: dir + "/variable-file", contents: Data("\(dir)/variable-file.sqlite\n".utf8))
-        let variables: [String: String?] = ["TOKENTOOL_STORE_FILE": dir + "/variable-file", "TOKENTOOL_STORE": dir + "/variable.sqlite", "TOKENTOOL_MASTER_KEY_FILE": nil]
+        let variables: [String: String?] = [
+            "TOKENTOOL_STORE_FILE": dir + "/variable-file", "TOKENTOOL_STORE": dir + "/variable.sqlite", "TOKENTOOL_MASTER_KEY_FILE": nil,
+        ]
         let runs: [(arguments: [String], environment: [String: String?], store: String)] = [
             (["--store-file", dir + "/flag-file", "--store", dir + "/flag.sqlite"], variables, "flag-file.sqlite"),
             (["--store", dir + "/flag.sqlite"], variables, "flag.sqlite"),

@@ -80,7 +80,9 @@ import Testing
                             }
                         }
                     } else {
-                        group.addTask { try await Throttle(store: store, clock: clock.tokenClock).hit("anon_addr:203.0.113.7", limit: limit) == .allowed }
+                        group.addTask {
+                            try await Throttle(store: store, clock: clock.tokenClock).hit("anon_addr:203.0.113.7", limit: limit) == .allowed
+                        }
                     }
                 }
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
@@ -88,7 +90,9 @@ import Testing
             try await other.close()
             #expect(allowed == 7)
             #expect(try await t.store.transaction { tx in try await tx.throttleEvents(key: digest, since: 0) }.count == 7)
-            #expect(try await Throttle(store: t.store, clock: clock.tokenClock).check("anon_addr:203.0.113.7", limit: limit) == .refused(retryAfter: 3600))
+            #expect(
+                try await Throttle(store: t.store, clock: clock.tokenClock).check("anon_addr:203.0.113.7", limit: limit) == .refused(retryAfter: 3600)
+            )
         }
     }
 

@@ -135,8 +135,14 @@ import Testing
     }
 
     @Test func theImportReaderCanFail() {
-        #expect(Self.calls(of: [".target("], in: ".target(name: \"A\", x: f(1)), .target(name: \"B\")") == [".target(name: \"A\", x: f(1)", ".target(name: \"B\""])
-        #expect(Self.imports("internal import COpenSSL\n@_spi(Testing) @testable import Sessions\nimport Foundation // x") == ["COpenSSL", "Sessions", "Foundation"])
+        #expect(
+            Self.calls(of: [".target("], in: ".target(name: \"A\", x: f(1)), .target(name: \"B\")") == [
+                ".target(name: \"A\", x: f(1)", ".target(name: \"B\"",
+            ])
+        #expect(
+            Self.imports("internal import COpenSSL\n@_spi(Testing) @testable import Sessions\nimport Foundation // x") == [
+                "COpenSSL", "Sessions", "Foundation",
+            ])
         #expect(Self.imports("// we import nothing\nlet important = 1").isEmpty)
     }
 }

@@ -113,7 +113,8 @@ import Testing
                 let expected = Self.lines(blocks[k + 1].text), actual = Self.lines(r.stdout)
                 #expect(
                     Self.matches(actual, expected),
-                    "\(page):\(blocks[k + 1].line): output differs.\n--- expected\n\(expected.joined(separator: "\n"))\n--- actual\n\(actual.joined(separator: "\n"))")
+                    "\(page):\(blocks[k + 1].line): output differs.\n--- expected\n\(expected.joined(separator: "\n"))\n--- actual\n\(actual.joined(separator: "\n"))"
+                )
             }
         }
         if ["README.md", "docs/tokens.md", "docs/keys.md", "docs/cli.md", "docs/errors.md"].contains(page) {
@@ -223,7 +224,8 @@ import Testing
             lines.removeAll { $0.hasPrefix("import ") }
             while lines.first == "" { lines.removeFirst() }
             while lines.last == "" { lines.removeLast() }
-            #expect(regions.contains(lines), "\(page):\(block.line): this Swift example is not a verbatim region of any test (// \(page) begin … end)")
+            #expect(
+                regions.contains(lines), "\(page):\(block.line): this Swift example is not a verbatim region of any test (// \(page) begin … end)")
         }
     }
 
@@ -251,11 +253,14 @@ import Testing
         let range = NSRange(text.startIndex..., in: text)
         for match in pathPattern.matches(in: text, range: range) {
             let path = String(text[Range(match.range, in: text)!])
-            #expect(FileManager.default.fileExists(atPath: CLI.packageRoot.appendingPathComponent(path).path), "\(page) names \(path), which does not exist")
+            #expect(
+                FileManager.default.fileExists(atPath: CLI.packageRoot.appendingPathComponent(path).path),
+                "\(page) names \(path), which does not exist")
         }
         for match in linkPattern.matches(in: text, range: range) {
             let target = String(text[Range(match.range(at: 1), in: text)!])
-            #expect(FileManager.default.fileExists(atPath: base.appendingPathComponent(target).path), "\(page) links to \(target), which does not exist")
+            #expect(
+                FileManager.default.fileExists(atPath: base.appendingPathComponent(target).path), "\(page) links to \(target), which does not exist")
         }
     }
 }

@@ -34,7 +34,9 @@ import Testing
         } else {
             #expect(jwk["d"] != nil)
             // The default kid is the RFC 7638 thumbprint, as joserfc computes it.
-            let expected = try s.sh("python3 -c 'from joserfc.jwk import JWKRegistry; import json; print(JWKRegistry.import_key(json.load(open(\"key.jwk\"))).thumbprint())'")
+            let expected = try s.sh(
+                "python3 -c 'from joserfc.jwk import JWKRegistry; import json; print(JWKRegistry.import_key(json.load(open(\"key.jwk\"))).thumbprint())'"
+            )
             #expect(jwk["kid"] as? String == expected.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         if flags.contains("--bits"), flags.contains("3072") {
@@ -115,11 +117,14 @@ import Testing
 
     @Test func pemToJWKAgreesWithJoserfc() throws {
         let s = try Scratch()
-        try s.sh("openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out key.pem 2>/dev/null && openssl pkey -in key.pem -pubout -out pub.pem")
+        try s.sh(
+            "openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out key.pem 2>/dev/null && openssl pkey -in key.pem -pubout -out pub.pem")
         let r = try s.tokentool("jwk", "--public", "key.pem")
         #expect(r.status == 0, "\(r)")
         let ours = try #require(r.json)
-        let theirs = try s.sh("python3 -c 'from joserfc.jwk import RSAKey; import json; print(json.dumps(RSAKey.import_key(open(\"pub.pem\").read()).as_dict(private=False)))'")
+        let theirs = try s.sh(
+            "python3 -c 'from joserfc.jwk import RSAKey; import json; print(json.dumps(RSAKey.import_key(open(\"pub.pem\").read()).as_dict(private=False)))'"
+        )
         let expected = try #require(try JSONSerialization.jsonObject(with: Data(theirs.utf8)) as? [String: Any])
         #expect(ours["kty"] as? String == "RSA")
         #expect(ours["n"] as? String == expected["n"] as? String)
@@ -129,7 +134,9 @@ import Testing
         let theirThumb = try s.sh("python3 -c 'from joserfc.jwk import RSAKey; print(RSAKey.import_key(open(\"pub.pem\").read()).thumbprint())'")
         #expect(thumb.stdout == theirThumb)
         // The same key from the private file, a certificate, and a PKCS#1 public key.
-        try s.sh("openssl req -x509 -new -key key.pem -subj /CN=t -days 1 -out cert.pem 2>/dev/null && openssl rsa -in key.pem -RSAPublicKey_out -out pkcs1.pem 2>/dev/null")
+        try s.sh(
+            "openssl req -x509 -new -key key.pem -subj /CN=t -days 1 -out cert.pem 2>/dev/null && openssl rsa -in key.pem -RSAPublicKey_out -out pkcs1.pem 2>/dev/null"
+        )
         for file in ["key.pem", "cert.pem", "pkcs1.pem"] {
             #expect(try s.tokentool("jwk", "--thumbprint", file).stdout == theirThumb, "\(file)")
         }
@@ -179,7 +186,10 @@ import Testing
         #expect(keys[1]["kid"] as? String == "ec1")
         // joserfc reads it as a key set.
         try s.write("jwks.json", r.stdout)
-        #expect(try s.sh("python3 -c 'from joserfc.jwk import KeySet; import json; print(len(KeySet.import_key_set(json.load(open(\"jwks.json\"))).keys))'") == "3\n")
+        #expect(
+            try s.sh(
+                "python3 -c 'from joserfc.jwk import KeySet; import json; print(len(KeySet.import_key_set(json.load(open(\"jwks.json\"))).keys))'")
+                == "3\n")
         // And tokentool verifies with it.
         let token = try s.tokentool("sign", "--key", "ec.jwk", "--set", "sub=x").stdout.trimmingCharacters(in: .newlines)
         #expect(try s.tokentool("verify", "--jwks", "jwks.json", token).status == 0)

@@ -76,7 +76,10 @@ import Testing
         let ours = try s.tokentool("sign", "--key", "key.pem", "--set", "sub=us")
         let parts = ours.stdout.trimmingCharacters(in: .newlines).split(separator: ".").map(String.init)
         try #require(parts.count == 3)
-        #expect(try s.tokentool("decode", "--json", ours.stdout.trimmingCharacters(in: .newlines)).json.flatMap { ($0["header"] as? [String: Any])?["alg"] as? String } == "EdDSA")
+        #expect(
+            try s.tokentool("decode", "--json", ours.stdout.trimmingCharacters(in: .newlines)).json.flatMap {
+                ($0["header"] as? [String: Any])?["alg"] as? String
+            } == "EdDSA")
         try s.write("ours.input", "\(parts[0]).\(parts[1])")
         try Self.writeB64url(s, parts[2], to: "ours.sig")
         let out = try s.sh("openssl pkeyutl -verify -pubin -inkey pub.pem -rawin -in ours.input -sigfile ours.sig")

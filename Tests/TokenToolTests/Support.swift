@@ -71,6 +71,7 @@ enum RFC7520ES512 {
 
 /// base64url without padding, written here from RFC 4648 §5 (not JOSE's encoder).
 func b64url(_ data: Data) -> String {
-    data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+        of: "=", with: "")
 }
 func b64url(_ text: String) -> String { b64url(Data(text.utf8)) }

@@ -32,7 +32,9 @@ import Testing
         let s = try Scratch()
         // PEM keys carry no kid, so neither does the token.
         for name in ["a", "b"] {
-            _ = try s.sh("openssl ecparam -name prime256v1 -genkey -noout -out \(name).pem && openssl ec -in \(name).pem -pubout -out \(name).pub.pem 2>/dev/null")
+            _ = try s.sh(
+                "openssl ecparam -name prime256v1 -genkey -noout -out \(name).pem && openssl ec -in \(name).pem -pubout -out \(name).pub.pem 2>/dev/null"
+            )
         }
         let signed = try s.tokentool("sign", "--key", "b.pem", "--set", "sub=42")
         let token = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -20,7 +20,8 @@ public struct AppConfig: Sendable {
     ]
 
     static func isValidID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 64 && id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) }
+        !id.isEmpty && id.utf8.count <= 64
+            && id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) }
     }
 
     init(id: String, _ o: inout ConfigObject, config: ServerConfig) throws {
@@ -145,7 +146,8 @@ public enum ProviderConfig: Sendable {
                     // program take recipients from the message's headers instead (or as well).
                     guard !argv.isEmpty else { throw d.error("command", "must name a program") }
                     if argv.dropFirst().contains(where: { $0.hasPrefix("-") && !$0.hasPrefix("--") && $0.count <= 4 && $0.contains("t") }) {
-                        throw d.error("command", "must not take recipients from the message (-t): the server passes the recipient as the last argument")
+                        throw d.error(
+                            "command", "must not take recipients from the message (-t): the server passes the recipient as the last argument")
                     }
                 }
                 guard (l.webhook == nil) != (l.command == nil) else { throw o.error("delivery", "needs exactly one of webhook and command") }
@@ -168,13 +170,16 @@ public enum ProviderConfig: Sendable {
             var metadata: [(String, String)] = []
             if var m = try o.object("metadata") {
                 for field in m.memberNames {
-                    guard Self.profileFields.contains(field) else { throw m.error(field, "unknown member (one of \(Self.profileFields.sorted().joined(separator: ", ")))") }
+                    guard Self.profileFields.contains(field) else {
+                        throw m.error(field, "unknown member (one of \(Self.profileFields.sorted().joined(separator: ", ")))")
+                    }
                     guard let path = try m.string(field), !path.isEmpty else { throw m.error(field, "must be a claim path") }
                     metadata.append((field, path))
                 }
                 try m.finish()
             }
-            self = .customToken(CustomToken(jwksURL: jwksURL, jwksFile: jwksFile, hmacSecret: hmac, issuer: issuer, audience: audience, metadata: metadata))
+            self = .customToken(
+                CustomToken(jwksURL: jwksURL, jwksFile: jwksFile, hmacSecret: hmac, issuer: issuer, audience: audience, metadata: metadata))
         case "custom-function":
             guard let url = try o.url("url") else { throw o.error("url", "required member is missing") }
             guard let s = try secret(&o, "secret_file") else { throw o.error("secret_file", "required member is missing") }

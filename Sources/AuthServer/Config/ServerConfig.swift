@@ -119,7 +119,9 @@ public struct ServerConfig: Sendable {
     /// Parses config text; relative paths are resolved against `directory`.
     public static func parse(_ text: String, directory: String) throws -> ServerConfig {
         let value: JSONValue
-        do { value = try JSONValue(parsing: text, limits: JSONLimits(maxBytes: 1 << 20, maxDepth: 16, maxTopLevelMembers: 64)) } catch let e as TokenError {
+        do { value = try JSONValue(parsing: text, limits: JSONLimits(maxBytes: 1 << 20, maxDepth: 16, maxTopLevelMembers: 64)) } catch let e
+            as TokenError
+        {
             throw TokenError(.invalidConfiguration, "not valid JSON: \(e.message)")
         }
         guard let object = value.objectValue else { throw TokenError(.invalidConfiguration, "the config must be a JSON object") }
@@ -128,7 +130,8 @@ public struct ServerConfig: Sendable {
             publicURL: "", store: "", masterKeyFile: nil, limits: Limits(), trustedProxyHeader: nil,
             apps: [:], providerURLs: ProviderURLs(), clients: [:], directory: directory)
         config.publicURL = try top.requiredString("public_url")
-        guard let u = URL(string: config.publicURL), ["http", "https"].contains(u.scheme ?? ""), u.host != nil, u.query == nil, u.fragment == nil else {
+        guard let u = URL(string: config.publicURL), ["http", "https"].contains(u.scheme ?? ""), u.host != nil, u.query == nil, u.fragment == nil
+        else {
             throw top.error("public_url", "must be an absolute http or https URL without query or fragment")
         }
         while config.publicURL.hasSuffix("/") { config.publicURL.removeLast() }
@@ -149,7 +152,8 @@ public struct ServerConfig: Sendable {
         config.trustedProxyHeader = try top.string("trusted_proxy_header")
         for text in try top.strings("trusted_proxies") ?? [] {
             guard let network = IPNetwork(cidr: text) else {
-                throw top.error("trusted_proxies", "\"\(text.prefix(64))\" is not an IP address or a CIDR network (\"10.0.0.0/8\", \"2001:db8::/32\")")
+                throw top.error(
+                    "trusted_proxies", "\"\(text.prefix(64))\" is not an IP address or a CIDR network (\"10.0.0.0/8\", \"2001:db8::/32\")")
             }
             config.trustedProxies.append(network)
         }

@@ -46,7 +46,9 @@ struct ErrorMapping: Sendable, Hashable {
     /// The status and `error_code` table of docs/errors.md ("Server codes"), keyed by code.
     static let byCode: [String: ErrorMapping] = {
         var t: [String: ErrorMapping] = [:]
-        func put(_ codes: [TokenError.Code], _ status: Int, _ name: String) { for c in codes { t[c.rawValue] = ErrorMapping(status: status, name: name) } }
+        func put(_ codes: [TokenError.Code], _ status: Int, _ name: String) {
+            for c in codes { t[c.rawValue] = ErrorMapping(status: status, name: name) }
+        }
         put([.badRequest, .malformed, .functionNotConfigured], 400, "BadRequest")
         put([.missingParameter], 400, "MissingParameter")
         put([.invalidParameter, .invalidInput, .invalidEmail], 400, "InvalidParameter")

@@ -69,7 +69,8 @@ public enum AccountPages {
             body = "<p class=\"ok\">Your email address is confirmed. You can now sign in to \(escape(app)).</p>"
         case .resetDone:
             title = "Password changed"
-            body = "<p class=\"ok\">Your password was changed, every device was signed out and your API keys were disabled. Sign in to \(escape(app)) with the new password.</p>"
+            body =
+                "<p class=\"ok\">Your password was changed, every device was signed out and your API keys were disabled. Sign in to \(escape(app)) with the new password.</p>"
         case .linkProblem(let problem, let purpose):
             title = purpose == .confirm ? "Cannot confirm" : "Cannot reset the password"
             let again = purpose == .confirm ? "Ask the app to send a new confirmation mail." : "Ask the app for a new reset mail."

@@ -15,7 +15,8 @@ extension AuthServer {
                 let email = try body.string("email", maxBytes: 1024), password = try body.string("password", maxBytes: 4096)
                 try await self.throttle("register_addr:" + (context.clientAddress ?? ""), self.config.limits.registerPerAddress, context)
                 switch try await accounts.manager.register(email: email, password: password) {
-                case .created(_, let token?): try await self.queueMail(.link(token, app: accounts.appID, publicURL: self.config.publicURL), accounts: accounts)
+                case .created(_, let token?):
+                    try await self.queueMail(.link(token, app: accounts.appID, publicURL: self.config.publicURL), accounts: accounts)
                 case .created(_, nil): break
                 case .taken(let owner): try await self.queueMail(.notice("register", app: accounts.appID, email: owner), accounts: accounts)
                 }

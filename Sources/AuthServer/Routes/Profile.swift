@@ -10,7 +10,9 @@ extension AuthServer {
             let (session, app) = try self.bearer(context)
             let identities = try await app.sessions.identities(of: session.userID)
             var data = JSONObject()
-            let fields = [("name", "name"), ("email", "email"), ("picture_url", "picture"), ("first_name", "given_name"), ("last_name", "family_name")]
+            let fields = [
+                ("name", "name"), ("email", "email"), ("picture_url", "picture"), ("first_name", "given_name"), ("last_name", "family_name"),
+            ]
             for identity in identities {
                 guard let profile = identity.profileJSON.flatMap({ try? JSONValue(parsing: $0).objectValue }) else { continue }
                 for (field, member) in fields where data[field] == nil {

@@ -43,7 +43,7 @@ extension AuthServer {
         }
         routes.on(.get, RouteTable.base + "/auth/sessions", bearer: .access) { _, context in
             let (session, app) = try self.bearer(context)
-            let now = Int64(Date().timeIntervalSince1970)
+            let now = Int64(app.sessions.configuration.clock.now().timeIntervalSince1970)
             let live = try await app.sessions.sessions(of: session.userID).filter { $0.isLive(at: now) && $0.clientID == session.app }
             let list: [JSONValue] = live.map { f in
                 let device = f.device.flatMap { try? JSONValue(parsing: $0).objectValue } ?? JSONObject()

@@ -19,7 +19,8 @@ extension AuthServer {
             let transport = self.transport
             let body = JSONValue.object(["type": "user_deleted", "app": .string(app.config.id), "user_id": .string(userID)]).jsonBytes
             background.add("user_deleted webhook", app: app.config.id) {
-                let response = try await transport.send(HTTPRequest(method: "POST", url: hook, headers: [("Content-Type", "application/json")], body: body))
+                let response = try await transport.send(
+                    HTTPRequest(method: "POST", url: hook, headers: [("Content-Type", "application/json")], body: body))
                 guard (200..<300).contains(response.status) else { throw TokenError(.storeUnavailable, "webhook answered \(response.status)") }
             }
         }

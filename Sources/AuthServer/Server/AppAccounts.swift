@@ -28,7 +28,9 @@ struct AppAccounts: Sendable {
             } else {
                 nil
             }
-        return AppAccounts(appID: app.id, manager: try AccountManager(sessions: sessions, policy: policy, hasher: hasher, newPasswordHasher: newPasswords), delivery: delivery)
+        return AppAccounts(
+            appID: app.id, manager: try AccountManager(sessions: sessions, policy: policy, hasher: hasher, newPasswordHasher: newPasswords),
+            delivery: delivery)
     }
 }
 

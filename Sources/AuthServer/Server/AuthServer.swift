@@ -61,7 +61,9 @@ public struct AuthServer: Sendable {
     /// Opens the store (running its migrations), loads or creates the master key, makes the key
     /// ring's first key when it has none.
     /// - Throws: `invalid_configuration`, `store_unavailable`, `store_too_new`.
-    public static func open(config: ServerConfig, logger: Logger = Logger(label: "tokentool.serve") { StreamLogHandler.standardError(label: $0) }) async throws -> AuthServer {
+    public static func open(config: ServerConfig, logger: Logger = Logger(label: "tokentool.serve") { StreamLogHandler.standardError(label: $0) })
+        async throws -> AuthServer
+    {
         let (masterKey, created) = try MasterKey.load(config: config)
         let store: any SessionStore =
             config.isPostgres
@@ -86,7 +88,8 @@ public struct AuthServer: Sendable {
                 s.masterKey = masterKey
                 try s.validate()
                 apps[id] = AppRuntime(config: app, sessions: SessionManager(store: store, configuration: s))
-                accounts[id] = try AppAccounts.make(app: app, sessions: apps[id]!.sessions, hasher: hasher, newPasswords: newPasswords, transport: transport)
+                accounts[id] = try AppAccounts.make(
+                    app: app, sessions: apps[id]!.sessions, hasher: hasher, newPasswords: newPasswords, transport: transport)
                 do { providers[id] = try LoginProviders(app: app, config: config, transport: transport) } catch let e as TokenError {
                     throw TokenError(.invalidConfiguration, "apps.\(id).providers: \(e.message)")
                 }
@@ -98,7 +101,8 @@ public struct AuthServer: Sendable {
             let sharedSessions = SessionManager(store: store, configuration: shared)
             _ = try await sharedSessions.keyRing.activeKey()
             // Users written before apps were separate join their app (docs/stores.md "Apps").
-            let adopted = try await SessionManager.adoptLegacyUsers(store: store, apps: Array(apps.keys), at: Int64(sharedSessions.configuration.clock.now().timeIntervalSince1970))
+            let adopted = try await SessionManager.adoptLegacyUsers(
+                store: store, apps: Array(apps.keys), at: Int64(sharedSessions.configuration.clock.now().timeIntervalSince1970))
             if adopted > 0 { logger.notice("users of earlier releases joined their app", metadata: ["users": .stringConvertible(adopted)]) }
             return AuthServer(
                 config: config, store: store, apps: apps, appIDs: Set(apps.keys), sharedSessions: sharedSessions,

@@ -27,16 +27,17 @@ struct BearerMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// The bearer token of `request`'s `Authorization` header (at most 16 KiB).
-    /// - Throws: `invalid_session` when there is none or the header is not `Bearer`.
+    /// The bearer token of `request`'s `Authorization` header, read by ``BearerCredentials``.
+    /// - Throws: `invalid_session` when there is none, the header is not `Bearer`, or its token is
+    ///   empty, over ``BearerCredentials/maxTokenBytes`` or not a b64token.
     static func token(of request: Request) throws -> String {
         guard let header = request.headers[.authorization] else {
             throw TokenError(.invalidSession, "this call needs an Authorization: Bearer token")
         }
-        guard header.utf8.count <= 16 * 1024, header.lowercased().hasPrefix("bearer ") else {
+        guard case .success(let token) = BearerCredentials.token(of: header) else {
             throw TokenError(.invalidSession, "the Authorization header must be \"Bearer\" and a token")
         }
-        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        return token
     }
 
     private func access(_ token: String) async throws -> AuthenticatedSession {

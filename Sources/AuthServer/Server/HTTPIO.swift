@@ -40,11 +40,15 @@ struct RequestJSON: Sendable {
         }
         let text = String(decoding: buffer.readableBytesView, as: UTF8.self)
         let value: JSONValue
-        do { value = try JSONValue(parsing: text, limits: JSONLimits(maxBytes: context.maxUploadSize, maxDepth: 16, maxTopLevelMembers: 64)) } catch let e as TokenError {
+        do {
+            value = try JSONValue(parsing: text, limits: JSONLimits(maxBytes: context.maxUploadSize, maxDepth: 16, maxTopLevelMembers: 64))
+        } catch let e as TokenError {
             throw TokenError(.badRequest, "the request body is not acceptable JSON: \(e.message)")
         }
         let relaxed = value.objectValue == nil ? value : try ExtendedJSON.relaxed(value)
-        guard let object = relaxed.objectValue else { throw TokenError(.badRequest, "the request body must be a JSON object, got \(relaxed.typeName)") }
+        guard let object = relaxed.objectValue else {
+            throw TokenError(.badRequest, "the request body must be a JSON object, got \(relaxed.typeName)")
+        }
         return RequestJSON(object: object)
     }
 

@@ -34,7 +34,9 @@ struct LoginProviders: Sendable {
             switch provider {
             case .customToken(let c):
                 var pc = CustomJWTProvider.Configuration(name: name, issuers: Set(c.issuer.map { [$0] } ?? []), audiences: Set(c.audience))
-                let fields: [String: IdentityField] = ["name": .name, "email": .email, "picture_url": .picture, "first_name": .givenName, "last_name": .familyName]
+                let fields: [String: IdentityField] = [
+                    "name": .name, "email": .email, "picture_url": .picture, "first_name": .givenName, "last_name": .familyName,
+                ]
                 for (field, path) in c.metadata { if let f = fields[field] { pc.mapping[f] = try ClaimPath(path) } }
                 let keys: KeySource
                 if let secret = c.hmacSecret {
@@ -55,7 +57,8 @@ struct LoginProviders: Sendable {
                 var key: AppleProvider.ClientSecretKey?
                 if let team = a.teamID, let kid = a.keyID, let pem = a.privateKeyPEM {
                     key = AppleProvider.ClientSecretKey(
-                        teamID: team, keyID: kid, privateKey: try KeyFile.single(KeyFile.parse(Array(pem.utf8), source: "private_key_file"), source: "private_key_file"))
+                        teamID: team, keyID: kid,
+                        privateKey: try KeyFile.single(KeyFile.parse(Array(pem.utf8), source: "private_key_file"), source: "private_key_file"))
                 }
                 var ac = AppleProvider.Configuration(clientIDs: Set(a.clientIDs), clientSecretKey: key)
                 ac.jwksURL = urls.apple + "/auth/keys"
@@ -84,7 +87,7 @@ struct LoginProviders: Sendable {
         do {
             switch provider {
             case "anon-user":
-                return .identity(Identity(provider: provider, subject: try RandomToken.id()), keep: nil)
+                return .identity(Identity(provider: provider, subject: try RandomID.hex(bytes: 12)), keep: nil)
             case "api-key":
                 let key = try await sessions.apiKey(forKey: try body.string("key", maxBytes: 256))
                 return .apiKey(userID: key.userID, keyID: key.id)
@@ -117,7 +120,8 @@ struct LoginProviders: Sendable {
             }
         } catch let e as TokenError where e.code.rejectsToken && ![.missingParameter, .invalidParameter, .badRequest].contains(e.code) {
             // The custom function's own words (bounded, printable) are the message; otherwise the check's code.
-            throw TokenError(.authFailed, e.code == .customFunctionRefused ? e.message : "the \(provider) credential was refused (\(e.code.rawValue))")
+            throw TokenError(
+                .authFailed, e.code == .customFunctionRefused ? e.message : "the \(provider) credential was refused (\(e.code.rawValue))")
         }
         throw TokenError(.providerNotFound, "this server does not serve \(provider) logins yet")
     }
@@ -127,13 +131,5 @@ struct LoginProviders: Sendable {
         var i = identity
         i.provider = provider
         return i
-    }
-}
-
-enum RandomToken {
-    /// 24 hex digits (the shape of an App Services id).
-    static func id() throws -> String {
-        var g = SystemRandomNumberGenerator()
-        return (0..<12).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &g)) }.joined()
     }
 }

@@ -65,7 +65,8 @@ public struct AppleProvider: Sendable {
                 throw TokenError(.invalidConfiguration, "Apple client secrets live at most 15777000 s (six months); \(Int(k.lifetime)) s configured")
             }
             guard k.privateKey.isPrivate, k.privateKey.keyType == .ec, k.privateKey.curve == .p256 else {
-                throw TokenError(.invalidConfiguration, "the Sign in with Apple key must be a P-256 private key (ES256); found \(k.privateKey.summary)")
+                throw TokenError(
+                    .invalidConfiguration, "the Sign in with Apple key must be a P-256 private key (ES256); found \(k.privateKey.summary)")
             }
         }
         self.configuration = configuration
@@ -152,7 +153,9 @@ public struct AppleProvider: Sendable {
         let secret = try clientSecret(clientID: id)
         let fields = [("client_id", id), ("client_secret", secret), ("token", token), ("token_type_hint", tokenTypeHint)]
         let response = try await ProviderHTTP.postForm(transport, url: configuration.revokeURL, fields: fields, timeout: configuration.timeout)
-        guard response.status == 200 else { throw ProviderHTTP.oauthError(response, from: "Apple revoke endpoint", secrets: Self.secretParts(secret)) }
+        guard response.status == 200 else {
+            throw ProviderHTTP.oauthError(response, from: "Apple revoke endpoint", secrets: Self.secretParts(secret))
+        }
     }
 
     /// What of a client-secret JWT an error message must not show: the whole JWT, and its

@@ -60,7 +60,7 @@ public struct CustomFunctionProvider: Sendable {
     /// purpose is inside the signed bytes, so a body signed for one purpose is no call of another.
     public static func signature(secret: [UInt8], body: [UInt8], time: Int64, purpose: String) throws -> String {
         let mac = try HMAC.sha256(key: secret, data: Array("\(time).\(purpose).".utf8) + body)
-        return "t=\(time),p=\(purpose),v1=" + mac.map { String(format: "%02x", $0) }.joined()
+        return "t=\(time),p=\(purpose),v1=" + Hex.encode(mac)
     }
 
     /// Calls the function with the login body and makes the identity from its answer.

@@ -49,7 +49,8 @@ public struct FacebookProvider: Sendable {
         self.configuration = configuration
         self.transport = transport
         self.limitedLoginKeys = try .given(
-            limitedLoginKeys, orJWKS: configuration.limitedLoginJWKSURL, transport: transport, clock: configuration.clock, timeout: configuration.timeout)
+            limitedLoginKeys, orJWKS: configuration.limitedLoginJWKSURL, transport: transport, clock: configuration.clock,
+            timeout: configuration.timeout)
     }
 
     /// Verifies a Facebook user access token and fetches the profile.
@@ -77,7 +78,9 @@ public struct FacebookProvider: Sendable {
         let appID: String? = data["app_id"]?.stringValue ?? data["app_id"]?.intValue.map(String.init)
         guard let appID, ConstantTime.equals(Array(appID.utf8), Array(configuration.appID.utf8)) else {
             throw TokenError(
-                .foreignApp, "the access token was issued to app \(appID.map { "\"\(shown($0, 32))\"" } ?? "(none)"), not to \"\(configuration.appID)\"", claim: "app_id")
+                .foreignApp,
+                "the access token was issued to app \(appID.map { "\"\(shown($0, 32))\"" } ?? "(none)"), not to \"\(configuration.appID)\"",
+                claim: "app_id")
         }
         // Fail closed: an expiry that is not a number is not "no expiry".
         if let e = data["expires_at"], e != .null, e.numberValue == nil {
@@ -93,13 +96,15 @@ public struct FacebookProvider: Sendable {
             throw TokenError(.invalidToken, "debug_token names no user (is this an app or page token?)", claim: "user_id")
         }
 
-        let proof = try HMAC.sha256(key: Array(configuration.appSecret.utf8), data: Array(accessToken.utf8)).map { String(format: "%02x", $0) }.joined()
+        let proof = Hex.encode(try HMAC.sha256(key: Array(configuration.appSecret.utf8), data: Array(accessToken.utf8)))
         var me = try await get(
             path: "/me", query: [("fields", configuration.fields), ("access_token", accessToken), ("appsecret_proof", proof)],
             what: "Graph /me", userTokenCall: true)
         let id: String? = me["id"]?.stringValue ?? me["id"]?.intValue.map(String.init)
         guard id == userID else {
-            throw TokenError(.invalidToken, "Graph /me returned user \(id.map { "\"\(shown($0, 32))\"" } ?? "(none)"), not the token's user \"\(shown(userID, 32))\"")
+            throw TokenError(
+                .invalidToken,
+                "Graph /me returned user \(id.map { "\"\(shown($0, 32))\"" } ?? "(none)"), not the token's user \"\(shown(userID, 32))\"")
         }
         var values: [IdentityField: JSONValue] = [.subject: .string(userID)]
         values[.email] = me["email"]

@@ -27,7 +27,7 @@ enum ProviderHTTP {
                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "*"):
                 out.unicodeScalars.append(Unicode.Scalar(b))
             case UInt8(ascii: " "): out += "+"
-            default: out += String(format: "%%%02X", b)
+            default: out += "%" + Hex.encode(CollectionOfOne(b), uppercase: true)
             }
         }
         return out
@@ -41,7 +41,8 @@ enum ProviderHTTP {
         return b + path + (q.isEmpty ? "" : (b.contains("?") ? "&" : "?") + q)
     }
 
-    static func postForm(_ transport: any HTTPTransport, url: String, fields: [(String, String)], timeout: TimeInterval) async throws -> HTTPResponse {
+    static func postForm(_ transport: any HTTPTransport, url: String, fields: [(String, String)], timeout: TimeInterval) async throws -> HTTPResponse
+    {
         try await transport.send(
             HTTPRequest(
                 method: "POST", url: url,
@@ -76,11 +77,14 @@ enum ProviderHTTP {
         let description = (o["error_description"]?.stringValue).map { ": " + sanitized($0, redacting: secrets) } ?? ""
         switch safe {
         case "invalid_grant": return TokenError(.invalidGrant, "\(what) refused the authorization code (invalid_grant\(description))")
-        case "redirect_uri_mismatch": return TokenError(.redirectURIMismatch, "\(what) says the redirect URI does not match (redirect_uri_mismatch\(description))")
+        case "redirect_uri_mismatch":
+            return TokenError(.redirectURIMismatch, "\(what) says the redirect URI does not match (redirect_uri_mismatch\(description))")
         case "invalid_client", "unauthorized_client":
             return TokenError(.invalidClient, "\(what) refused the client credentials (\(safe)\(description))")
         default:
-            let shown = shownText(error, redacting: secrets, limit: 64) { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+            let shown = shownText(error, redacting: secrets, limit: 64) {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_")
+            }
             return TokenError(.providerError, "\(what) answered HTTP \(response.status) with error \(shown)\(description)")
         }
     }
@@ -157,7 +161,8 @@ struct TokenResponse {
         case let v?:
             throw TokenError(
                 .providerUnavailable,
-                "\(what) sent \"expires_in\" as \(v.typeName == "number" ? "a negative or fractional number" : "a \(v.typeName)"); expected a non-negative integer")
+                "\(what) sent \"expires_in\" as \(v.typeName == "number" ? "a negative or fractional number" : "a \(v.typeName)"); expected a non-negative integer"
+            )
         }
     }
 }
@@ -188,7 +193,7 @@ struct OIDCCheck {
         guard let nonce = claims["nonce"]?.stringValue else {
             throw TokenError(.invalidNonce, "token has no \"nonce\"; one was expected", claim: "nonce")
         }
-        let hashed = SHA2.sha256(Array(expected.utf8)).map { String(format: "%02x", $0) }.joined()
+        let hashed = Hex.encode(SHA2.sha256(Array(expected.utf8)))
         let found = Array(nonce.utf8)
         guard ConstantTime.equals(found, Array(expected.utf8)) || ConstantTime.equals(Array(nonce.lowercased().utf8), Array(hashed.utf8)) else {
             throw TokenError(.invalidNonce, "token \"nonce\" matches neither the expected nonce nor its SHA-256", claim: "nonce")
@@ -203,7 +208,9 @@ func checkClientIDs(_ ids: Set<String>, what: String) throws {
 extension KeySource {
     /// `keys` when given, else the provider's published JWKS at `url`, fetched through `transport`
     /// within `timeout` (every built-in provider's default).
-    static func given(_ keys: KeySource?, orJWKS url: String, transport: any HTTPTransport, clock: TokenClock, timeout: TimeInterval) throws -> KeySource {
+    static func given(_ keys: KeySource?, orJWKS url: String, transport: any HTTPTransport, clock: TokenClock, timeout: TimeInterval) throws
+        -> KeySource
+    {
         try keys ?? .remote(RemoteJWKS(url: url, transport: transport, clock: clock, policy: .init(timeout: timeout)))
     }
 }

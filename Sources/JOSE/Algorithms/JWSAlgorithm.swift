@@ -62,6 +62,7 @@ public enum JWSAlgorithm: String, Sendable, CaseIterable, Hashable, Codable, Com
             throw TokenError(.unsupportedAlgorithm, "alg \"\(name.prefix(16))\" (unsecured JWS) is never accepted")
         }
         let shown = name.count > 32 ? String(name.prefix(32)) + "…" : name
-        throw TokenError(.unsupportedAlgorithm, "alg \"\(shown)\" is not supported; expected one of \(allCases.map(\.rawValue).joined(separator: ", "))")
+        throw TokenError(
+            .unsupportedAlgorithm, "alg \"\(shown)\" is not supported; expected one of \(allCases.map(\.rawValue).joined(separator: ", "))")
     }
 }

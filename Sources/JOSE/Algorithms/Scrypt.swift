@@ -38,7 +38,8 @@ public enum Scrypt {
         /// - Throws: `invalid_input` outside 1 ≤ logN ≤ 24, 1 ≤ r ≤ 32, 1 ≤ p ≤ 16 (at most 2 GiB of memory).
         public func validate() throws {
             guard (1...24).contains(logN), (1...32).contains(r), (1...16).contains(p), memoryBytes <= 2 << 30 else {
-                throw TokenError(.invalidInput, "scrypt parameters \(description) are out of range (1 ≤ ln ≤ 24, 1 ≤ r ≤ 32, 1 ≤ p ≤ 16, at most 2 GiB)")
+                throw TokenError(
+                    .invalidInput, "scrypt parameters \(description) are out of range (1 ≤ ln ≤ 24, 1 ≤ r ≤ 32, 1 ≤ p ≤ 16, at most 2 GiB)")
             }
         }
     }

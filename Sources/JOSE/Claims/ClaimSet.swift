@@ -10,7 +10,7 @@
 /// ```swift
 /// var claims = ClaimSet()
 /// claims.subject = "42"
-/// claims.expiresAt = Date().addingTimeInterval(1800)
+/// claims.expiresAt = TokenClock.system.now().addingTimeInterval(1800)
 /// claims["role"] = "admin"
 /// ```
 public struct ClaimSet: Sendable, Hashable, ExpressibleByDictionaryLiteral {

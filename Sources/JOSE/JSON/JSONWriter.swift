@@ -8,8 +8,6 @@ struct JSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
-
     mutating func write(_ value: JSONValue, level: Int = 0) {
         switch value {
         case .null: bytes.append(contentsOf: "null".utf8)
@@ -77,8 +75,8 @@ struct JSONWriter {
             case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
             case 0x00..<0x20:
                 bytes.append(contentsOf: "\\u00".utf8)
-                bytes.append(Self.hex[Int(c >> 4)])
-                bytes.append(Self.hex[Int(c & 15)])
+                bytes.append(Hex.lowerDigits[Int(c >> 4)])
+                bytes.append(Hex.lowerDigits[Int(c & 15)])
             default: bytes.append(c)
             }
         }

@@ -54,7 +54,8 @@ extension JWK {
             let x = try bytes("x")!, y = try bytes("y")!
             let size = curve.coordinateSize
             guard x.count == size, y.count == size else {
-                throw TokenError.invalidKey("\(curve.rawValue) JWK coordinates must be \(size) bytes each; got x \(x.count), y \(y.count) (RFC 7518 §6.2.1.2)")
+                throw TokenError.invalidKey(
+                    "\(curve.rawValue) JWK coordinates must be \(size) bytes each; got x \(x.count), y \(y.count) (RFC 7518 §6.2.1.2)")
             }
             let d = isPrivate ? try bytes("d")! : nil
             if let d, d.count != size { throw TokenError.invalidKey("\(curve.rawValue) JWK \"d\" must be \(size) bytes; got \(d.count)") }
@@ -91,13 +92,18 @@ extension JWK {
     private static func curve(_ o: JSONObject, kty: String) throws -> Curve {
         guard let v = o["crv"] else { throw TokenError.invalidKey("\(kty) JWK has no \"crv\"") }
         guard let name = v.stringValue, let curve = Curve(rawValue: name) else {
-            throw TokenError.invalidKey("JWK curve \(v.stringValue.map { "\"\($0.prefix(16))\"" } ?? v.typeName) is not supported; expected P-256, P-384, P-521 or Ed25519")
+            throw TokenError.invalidKey(
+                "JWK curve \(v.stringValue.map { "\"\($0.prefix(16))\"" } ?? v.typeName) is not supported; expected P-256, P-384, P-521 or Ed25519")
         }
         return curve
     }
 
-    static func parseJSON(_ bytes: [UInt8], what: String, limits: JSONLimits = JSONLimits(maxBytes: 64 * 1024, maxDepth: 8, maxTopLevelMembers: 64)) throws -> JSONDocument {
-        do { return try JSONDocument(parsing: bytes, limits: limits, what: what) } catch let e as TokenError { throw TokenError.invalidKey(e.message) }
+    static func parseJSON(_ bytes: [UInt8], what: String, limits: JSONLimits = JSONLimits(maxBytes: 64 * 1024, maxDepth: 8, maxTopLevelMembers: 64))
+        throws -> JSONDocument
+    {
+        do { return try JSONDocument(parsing: bytes, limits: limits, what: what) } catch let e as TokenError {
+            throw TokenError.invalidKey(e.message)
+        }
     }
 
     /// A symmetric key for HS256/384/512 from raw secret bytes.

@@ -115,7 +115,9 @@ public struct JWK: Sendable {
         let allowed = allowedAlgorithms
         guard allowed.contains(alg) else {
             if keyType == .oct && algorithm == nil && alg.scheme == .hmac {
-                throw TokenError(.algorithmNotAllowed, "\(name) is a \(bits / 8)-byte secret; \(alg.rawValue) needs at least \(alg.hashLength) bytes (RFC 7518 §3.2)")
+                throw TokenError(
+                    .algorithmNotAllowed,
+                    "\(name) is a \(bits / 8)-byte secret; \(alg.rawValue) needs at least \(alg.hashLength) bytes (RFC 7518 §3.2)")
             }
             let allowedText = allowed.isEmpty ? "no JWS algorithm" : allowed.sorted().map(\.rawValue).joined(separator: ", ")
             let why = algorithm.map { " (its alg is \"\($0)\")" } ?? ""

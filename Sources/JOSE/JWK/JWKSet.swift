@@ -101,7 +101,11 @@ public struct JWKSet: Sendable {
             throw TokenError.invalidKey("the key set holds an HMAC secret (oct); a public JWKS never carries secrets")
         }
         let v = JSONValue.object([
-            "keys": .array(try keys.map { .object(try ($0.isPrivate && !includePrivate && $0.keyType != .oct ? $0.publicKey : $0).jsonObject(includePrivate: includePrivate)) })
+            "keys": .array(
+                try keys.map {
+                    .object(
+                        try ($0.isPrivate && !includePrivate && $0.keyType != .oct ? $0.publicKey : $0).jsonObject(includePrivate: includePrivate))
+                })
         ])
         return pretty ? v.prettyString() : v.jsonString
     }

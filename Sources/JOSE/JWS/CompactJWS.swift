@@ -75,12 +75,18 @@ struct CompactJWS {
         if h.isEmpty { throw TokenError.malformed("token header segment is empty") }
 
         var headerBytes: [UInt8] = []
-        if let problem = Base64URL.decode(h, into: &headerBytes) { throw TokenError.malformed("token header is not valid base64url: it \(problem.message)") }
+        if let problem = Base64URL.decode(h, into: &headerBytes) {
+            throw TokenError.malformed("token header is not valid base64url: it \(problem.message)")
+        }
         let doc = try JSONDocument(parsing: headerBytes, limits: limits.header, what: "token header")
         var payloadBytes: [UInt8] = []
-        if let problem = Base64URL.decode(p, into: &payloadBytes) { throw TokenError.malformed("token payload is not valid base64url: it \(problem.message)") }
+        if let problem = Base64URL.decode(p, into: &payloadBytes) {
+            throw TokenError.malformed("token payload is not valid base64url: it \(problem.message)")
+        }
         var signatureBytes: [UInt8] = []
-        if let problem = Base64URL.decode(s, into: &signatureBytes) { throw TokenError.malformed("token signature is not valid base64url: it \(problem.message)") }
+        if let problem = Base64URL.decode(s, into: &signatureBytes) {
+            throw TokenError.malformed("token signature is not valid base64url: it \(problem.message)")
+        }
         return Segments(headerDocument: doc, payload: payloadBytes, signature: signatureBytes, payloadRange: (dots.0 + 1)..<dots.1)
     }
 

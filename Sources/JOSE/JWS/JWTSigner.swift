@@ -28,7 +28,10 @@ public struct JWTSigner: Sendable {
             alg = algorithm
         } else {
             let allowed = key.allowedAlgorithms
-            guard let first = [JWSAlgorithm.rs256, .es256, .es384, .es512, .edDSA, .hs256, .hs384, .hs512].first(where: allowed.contains) ?? allowed.sorted().first else {
+            guard
+                let first = [JWSAlgorithm.rs256, .es256, .es384, .es512, .edDSA, .hs256, .hs384, .hs512].first(where: allowed.contains)
+                    ?? allowed.sorted().first
+            else {
                 throw TokenError(.algorithmNotAllowed, "the key allows no JWS algorithm\(key.algorithm.map { " (its alg is \"\($0)\")" } ?? "")")
             }
             alg = first

@@ -119,7 +119,9 @@ public struct JWTVerifier: Sendable {
                 return l.hasPrefix("application/") ? String(l.dropFirst(12)) : l
             }
             guard let typ = jws.header.type, norm(typ) == norm(expected) else {
-                throw TokenError(.invalidClaim, "token typ is \(jws.header.type.map { "\"\($0.prefix(32))\"" } ?? "absent"); expected \"\(expected)\"", claim: "typ")
+                throw TokenError(
+                    .invalidClaim, "token typ is \(jws.header.type.map { "\"\($0.prefix(32))\"" } ?? "absent"); expected \"\(expected)\"",
+                    claim: "typ")
             }
         }
         let doc = try JSONDocument(parsing: jws.payload, limits: options.limits.claims, what: "token payload")
@@ -131,7 +133,9 @@ public struct JWTVerifier: Sendable {
         let jws = try CompactJWS(token, limits: options.limits)
         let alg = jws.header.algorithm
         if let allowed = options.algorithms, !allowed.contains(alg) {
-            throw TokenError(.algorithmNotAllowed, "token alg \(alg.rawValue) is not one of the accepted \(allowed.sorted().map(\.rawValue).joined(separator: ", "))")
+            throw TokenError(
+                .algorithmNotAllowed,
+                "token alg \(alg.rawValue) is not one of the accepted \(allowed.sorted().map(\.rawValue).joined(separator: ", "))")
         }
         let candidates = try keys.candidates(keyID: jws.header.keyID, algorithm: alg)
         var lastError: TokenError? = nil
@@ -141,13 +145,15 @@ public struct JWTVerifier: Sendable {
                     try jws.signature.withUnsafeBytes { sig in try key.material.verify(alg, signature: sig, data: data) }
                 }
                 if ok { return (jws, key) }
-                lastError = TokenError(.invalidSignature, "signature does not verify with \(key.keyID.map { "key \"\($0)\"" } ?? "the key") (\(alg.rawValue))")
+                lastError = TokenError(
+                    .invalidSignature, "signature does not verify with \(key.keyID.map { "key \"\($0)\"" } ?? "the key") (\(alg.rawValue))")
             } catch let e as TokenError {
                 lastError = e
             }
         }
         if candidates.count > 1, lastError?.code == .invalidSignature {
-            throw TokenError(.invalidSignature, "signature does not verify with any of the \(candidates.count) trusted keys that allow \(alg.rawValue)")
+            throw TokenError(
+                .invalidSignature, "signature does not verify with any of the \(candidates.count) trusted keys that allow \(alg.rawValue)")
         }
         throw lastError ?? TokenError(.keyNotFound, "no trusted key can verify \(alg.rawValue)")
     }

@@ -48,7 +48,9 @@ public enum KeyFile {
             let text = String(decoding: bytes, as: UTF8.self)
             if first == UInt8(ascii: "{") {
                 let value: JSONValue
-                do { value = try JSONValue(parsing: text, limits: JSONLimits(maxBytes: maxBytes, maxDepth: 8, maxTopLevelMembers: 64)) } catch let e as TokenError {
+                do { value = try JSONValue(parsing: text, limits: JSONLimits(maxBytes: maxBytes, maxDepth: 8, maxTopLevelMembers: 64)) } catch let e
+                    as TokenError
+                {
                     throw TokenError(.invalidKey, "not a valid JWK or JWKS: \(e.message)")
                 }
                 if value.objectValue?["keys"] != nil { return .set(try JWKSet(jsonBytes: bytes)) }

@@ -54,7 +54,8 @@ public enum SecretFile {
                 throw TokenError(.invalidInput, "\(path) is not a regular file (\(kind(info.st_mode)))")
             }
             if ownerOnly && info.st_mode & 0o077 != 0 {
-                throw TokenError(.invalidKey, "\(path) is open to group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 \(path)")
+                throw TokenError(
+                    .invalidKey, "\(path) is open to group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 \(path)")
             }
         }
         guard let bytes = readAll(fd, limit: limit + 1) else {

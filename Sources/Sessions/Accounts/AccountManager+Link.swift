@@ -20,7 +20,9 @@ extension AccountManager {
                 if current.userID == target { return target }
                 guard current.userID == nil else { throw TokenError(.identityInUse, "the email/password account already belongs to another user") }
                 guard try await tx.user(id: target)?.app == app else { throw TokenError(.userNotFound, "no user has that id") }
-                guard try await tx.account(userID: target) == nil else { throw TokenError(.identityInUse, "the user already has an email/password account") }
+                guard try await tx.account(userID: target) == nil else {
+                    throw TokenError(.identityInUse, "the user already has an email/password account")
+                }
                 userID = target
             } else {
                 if let owner = current.userID { return owner }

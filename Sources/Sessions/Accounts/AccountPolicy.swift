@@ -49,13 +49,14 @@ public struct AccountToken: Sendable, Hashable {
 
     static func make(purpose: AccountTokenRecord.Purpose, email: String, now: Int64, lifetime: Int64) throws -> AccountToken {
         AccountToken(
-            purpose: purpose, token: Base64URL.encode(try SecureRandom.bytes(32)), tokenID: Base64URL.encode(try SecureRandom.bytes(16)),
+            purpose: purpose, token: try RandomID.base64URL(bytes: 32), tokenID: try RandomID.make(),
             accountID: "", email: email, expiresAt: now + lifetime, createdAt: now)
     }
 
     static func hash(_ token: String) -> String { Base64URL.encode(SHA2.sha256(Array(token.utf8))) }
 
     var record: AccountTokenRecord {
-        AccountTokenRecord(hash: Self.hash(token), tokenID: tokenID, accountID: accountID, purpose: purpose, createdAt: createdAt, expiresAt: expiresAt)
+        AccountTokenRecord(
+            hash: Self.hash(token), tokenID: tokenID, accountID: accountID, purpose: purpose, createdAt: createdAt, expiresAt: expiresAt)
     }
 }

@@ -22,7 +22,8 @@ public struct AccountRecord: Sendable, Hashable {
     public var createdAt: Int64
 
     public init(
-        id: String, userID: String?, email: String, emailKey: String, passwordHash: String, confirmedAt: Int64? = nil, createdAt: Int64, app: String = ""
+        id: String, userID: String?, email: String, emailKey: String, passwordHash: String, confirmedAt: Int64? = nil, createdAt: Int64,
+        app: String = ""
     ) {
         self.app = app
         self.id = id

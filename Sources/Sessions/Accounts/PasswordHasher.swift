@@ -40,8 +40,8 @@ public struct PasswordHasher: Sendable {
         self.maxWaiting = maxWaiting
         gate = HashGate(limit: concurrency, maxWaiting: maxWaiting)
         // Random salt and key: derives at full cost and matches nothing.
-        let salt = Base64URL.encode(try SecureRandom.bytes(PasswordHash.saltBytes))
-        let key = Base64URL.encode(try SecureRandom.bytes(PasswordHash.keyBytes))
+        let salt = try RandomID.base64URL(bytes: PasswordHash.saltBytes)
+        let key = try RandomID.base64URL(bytes: PasswordHash.keyBytes)
         dummy = try PasswordHash(parsing: "$scrypt$\(parameters)$\(salt)$\(key)")
     }
 

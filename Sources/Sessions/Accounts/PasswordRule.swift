@@ -45,7 +45,9 @@ public enum PasswordRule {
     public static func isAddrSpec(_ email: String) -> Bool {
         let email = normalized(email)  // NFD and NFC spellings are one address
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard email.utf8.count <= maxEmailBytes, parts.count == 2, (1...64).contains(parts[0].utf8.count), !parts[0].hasPrefix("-") else { return false }
+        guard email.utf8.count <= maxEmailBytes, parts.count == 2, (1...64).contains(parts[0].utf8.count), !parts[0].hasPrefix("-") else {
+            return false
+        }
         let specials = Set("!#$%&'*+-=?^_{}~".unicodeScalars)
         func letterOrDigit(_ c: Unicode.Scalar) -> Bool {
             if c.isASCII { return ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) }

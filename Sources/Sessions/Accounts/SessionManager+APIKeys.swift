@@ -8,7 +8,9 @@ extension SessionManager {
     /// - Throws: `invalid_input` for a name that is empty, over 128 bytes or holds control characters,
     ///   or a user at the limit; `api_key_exists`; `user_not_found`; `user_disabled`; `store_unavailable`.
     public func createAPIKey(userID: String, name: String) async throws -> (record: APIKeyRecord, key: String) {
-        guard Self.isStorableID(name, maxBytes: 128) else { throw TokenError(.invalidInput, "an API key name is 1…128 bytes without control characters") }
+        guard Self.isStorableID(name, maxBytes: 128) else {
+            throw TokenError(.invalidInput, "an API key name is 1…128 bytes without control characters")
+        }
         let key = try RefreshToken.generate()
         let record = APIKeyRecord(
             id: try ObjectID.make(at: configuration.now).hex, userID: userID, name: name, hash: RefreshToken.hash(key), disabled: false,
@@ -29,7 +31,9 @@ extension SessionManager {
 
     /// One of a user's API keys. - Throws: `api_key_not_found`, `user_not_found`, `user_disabled`.
     public func apiKey(id: String, of userID: String) async throws -> APIKeyRecord {
-        guard let key = try await apiKeys(of: userID).first(where: { $0.id == id }) else { throw TokenError(.apiKeyNotFound, "the user has no API key with that id") }
+        guard let key = try await apiKeys(of: userID).first(where: { $0.id == id }) else {
+            throw TokenError(.apiKeyNotFound, "the user has no API key with that id")
+        }
         return key
     }
 

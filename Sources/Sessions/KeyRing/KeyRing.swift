@@ -67,7 +67,9 @@ public struct KeyRing: Sendable {
         // Several instances may race to create the first key; the store keeps exactly one active.
         return try await store.transaction { tx in
             if try await tx.insertSigningKey(record) { return record }
-            guard let winner = try await tx.activeSigningKey() else { throw TokenError(.storeUnavailable, "no active signing key after creating one") }
+            guard let winner = try await tx.activeSigningKey() else {
+                throw TokenError(.storeUnavailable, "no active signing key after creating one")
+            }
             return winner
         }
     }

@@ -21,7 +21,7 @@ public enum MasterKeyFile {
         let bytes = try SecretFile.readBytes(path: path, limit: 4096, ownerOnly: true)
         if bytes.count == 32 { return bytes }
         let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.utf8.count == 64, let decoded = hex(text) { return decoded }
+        if text.utf8.count == 64, let decoded = Hex.decode(text) { return decoded }
         if case .success(let decoded) = Base64URL.decode(text.utf8), decoded.count == 32 { return decoded }
         throw TokenError(.invalidKey, "master key file \(path) must hold 32 bytes (raw, 64 hex digits or base64url)")
     }
@@ -53,19 +53,4 @@ public enum MasterKeyFile {
         return key
     }
 
-    private static func hex(_ text: String) -> [UInt8]? {
-        var out: [UInt8] = []
-        var high: UInt8?
-        for c in text.utf8 {
-            let v: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
-        }
-        return high == nil ? out : nil
-    }
 }

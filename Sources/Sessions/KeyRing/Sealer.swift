@@ -65,7 +65,9 @@ enum Sealer {
     /// - Throws: when `sealed` is not base64url (the codes of `Base64URL.decode(_:what:)`).
     static func open(_ sealed: String, key: [UInt8], purpose: Purpose, context: [String]) throws -> [UInt8]? {
         let box = try Base64URL.decode(sealed, what: purpose.what)
-        if context.allSatisfy({ !$0.utf8.contains(0) }), let plain = try? AESGCM.open(box, key: key, authenticating: aad(purpose: purpose, context: context)) {
+        if context.allSatisfy({ !$0.utf8.contains(0) }),
+            let plain = try? AESGCM.open(box, key: key, authenticating: aad(purpose: purpose, context: context))
+        {
             return plain
         }
         return try? AESGCM.open(box, key: key, authenticating: purpose.earlierAAD(context))

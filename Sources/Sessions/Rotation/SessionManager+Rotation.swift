@@ -69,7 +69,9 @@ extension SessionManager {
     public func refresh(_ refreshToken: String, issuer: @Sendable (String) -> RefreshIssuer?) async throws -> TokenPair {
         try configuration.validate()
         guard RefreshToken.looksLikeRefreshToken(refreshToken) else {
-            throw TokenError(.invalidRefreshToken, "a refresh token is 43 base64url characters; got \(refreshToken.utf8.count) bytes\(RefreshToken.shapeHint(refreshToken))")
+            throw TokenError(
+                .invalidRefreshToken,
+                "a refresh token is 43 base64url characters; got \(refreshToken.utf8.count) bytes\(RefreshToken.shapeHint(refreshToken))")
         }
         let now = configuration.now
         let hash = RefreshToken.hash(refreshToken)
@@ -111,10 +113,13 @@ extension SessionManager {
         case .otherClient:
             throw Self.otherClient()
         case .revoked(let session, let at):
-            throw TokenError(.refreshTokenRevoked, "session was revoked at \(UTCTime.format(Double(at)))\(session.revokeReason.map { " (\($0))" } ?? "")")
+            throw TokenError(
+                .refreshTokenRevoked, "session was revoked at \(UTCTime.format(Double(at)))\(session.revokeReason.map { " (\($0))" } ?? "")")
         case .expired(let session):
             let end = min(session.expiresAt, session.idleExpiresAt)
-            throw TokenError(.refreshTokenExpired, "session expired at \(UTCTime.format(Double(end)))\(session.idleExpiresAt < session.expiresAt ? " (idle)" : "")")
+            throw TokenError(
+                .refreshTokenExpired, "session expired at \(UTCTime.format(Double(end)))\(session.idleExpiresAt < session.expiresAt ? " (idle)" : "")"
+            )
         case .spent:
             throw TokenError(.refreshTokenReused, "refresh token was replaced by a rotation")
         case .reused:

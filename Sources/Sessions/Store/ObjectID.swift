@@ -17,14 +17,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads 24 hex digits (either case); `nil` for anything else.
     public init?(hex: String) {
-        let digits = Array(hex.utf8)
-        guard digits.count == 24 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(12)
-        for i in stride(from: 0, to: 24, by: 2) {
-            guard let high = Self.nibble(digits[i]), let low = Self.nibble(digits[i + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
+        guard hex.utf8.count == 24, let bytes = Hex.decode(hex) else { return nil }
         self.bytes = bytes
     }
 
@@ -44,21 +37,12 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// 24 lower-case hex digits.
-    public var hex: String { bytes.map { String(format: "%02x", $0) }.joined() }
+    public var hex: String { Hex.encode(bytes) }
 
     public var description: String { hex }
 
     /// The Unix time in seconds of its first four bytes.
     public var seconds: Int64 { Int64(bytes[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 
     /// The process's random value and counter, made on first use.
     private final class Generator: @unchecked Sendable {

@@ -25,7 +25,8 @@ public enum SessionSchema {
         "create_core_tables",  // 1: users, identities, families (sessions since 7), refresh_tokens, signing_keys
         "add_grace_successor",  // 2: refresh_tokens.successor_hash, sealed_successor
         "add_family_idle_expiry",  // 3: idle_expires_at of the sessions table (back-filled), indexes
-        "add_identity_issuer_and_key_revocation",  // 4: identities keyed by (provider, issuer, subject); signing_keys.access_token_lifetime, revoked_at
+        // 4: identities keyed by (provider, issuer, subject); signing_keys.access_token_lifetime, revoked_at
+        "add_identity_issuer_and_key_revocation",
         "add_server_tables",  // 5: users.disabled_at, sessions.device, identities.sealed_provider_token, api_keys
         "add_accounts",  // 6: accounts, account_tokens, throttle_events
         "rename_families_to_sessions",  // 7: table families → sessions, refresh_tokens.family_id → session_id, their indexes
@@ -56,11 +57,15 @@ public enum SessionSchema {
         let current = applied.map(\.version).max() ?? 0
         if current > latestVersion {
             let newest = applied.max { $0.version < $1.version }!
-            throw TokenError(.storeTooNew, "store schema is at version \(current) (step \"\(newest.name.prefix(64))\"); this tokentool knows versions up to \(latestVersion)")
+            throw TokenError(
+                .storeTooNew,
+                "store schema is at version \(current) (step \"\(newest.name.prefix(64))\"); this tokentool knows versions up to \(latestVersion)")
         }
         for step in applied where known[step.version] != step.name {
             throw TokenError(
-                .invalidConfiguration, "store schema step \(step.version) is \"\(step.name.prefix(64))\"; expected \"\(known[step.version] ?? "")\": not a tokentool session store")
+                .invalidConfiguration,
+                "store schema step \(step.version) is \"\(step.name.prefix(64))\"; expected \"\(known[step.version] ?? "")\": not a tokentool session store"
+            )
         }
         let done = Set(applied.map(\.version))
         let limit = target ?? latestVersion

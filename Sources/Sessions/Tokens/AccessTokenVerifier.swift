@@ -63,7 +63,9 @@ extension SessionManager {
             let now = configuration.now
             let session = try await store.read { tx in try await tx.session(id: sid, forUpdate: false) }
             guard let session, session.isLive(at: now), session.userID == claims.subject else {
-                throw TokenError(.sessionRevoked, "the session of this access token is \(session == nil ? "gone" : (session!.revokedAt != nil ? "revoked" : "expired"))")
+                throw TokenError(
+                    .sessionRevoked,
+                    "the session of this access token is \(session == nil ? "gone" : (session!.revokedAt != nil ? "revoked" : "expired"))")
             }
         }
         return claims
@@ -81,7 +83,9 @@ extension SessionManager {
             let hash = RefreshToken.hash(token)
             let now = configuration.now
             let found: (RefreshTokenRecord, SessionRecord)? = try await store.transaction { tx in
-                guard let t = try await tx.refreshToken(hash: hash), let f = try await tx.session(id: t.sessionID, forUpdate: false) else { return nil }
+                guard let t = try await tx.refreshToken(hash: hash), let f = try await tx.session(id: t.sessionID, forUpdate: false) else {
+                    return nil
+                }
                 return (t, f)
             }
             guard let (record, session) = found else {

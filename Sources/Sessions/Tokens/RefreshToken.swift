@@ -7,7 +7,7 @@ enum RefreshToken {
     /// as an option. One draw in 64 is drawn again, which costs 0.02 of the 256 bits.
     static func generate() throws -> String {
         while true {
-            let token = Base64URL.encode(try SecureRandom.bytes(32))
+            let token = try RandomID.base64URL(bytes: 32)
             if token.utf8.first != UInt8(ascii: "-") { return token }
         }
     }
@@ -53,9 +53,4 @@ enum RefreshToken {
         else { return nil }
         return String(decoding: plain, as: UTF8.self)
     }
-}
-
-/// Random identifiers (user ids, session ids, jti, kid): 128 bits, base64url.
-enum RandomID {
-    static func make() throws -> String { Base64URL.encode(try SecureRandom.bytes(16)) }
 }

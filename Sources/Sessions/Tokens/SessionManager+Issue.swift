@@ -46,4 +46,24 @@ extension SessionManager {
             accessToken: access, refreshToken: refresh, expiresIn: configuration.accessTokenLifetime,
             userID: session.userID, clientID: session.clientID, sessionID: session.id)
     }
+
+    /// A new access token for a live session of `userID` (after linking an identity: the session
+    /// goes on, its refresh token unchanged).
+    /// - Throws: `session_revoked` when the session is not live or not the user's; `user_disabled`.
+    public func accessToken(forSession sessionID: String, userID: String) async throws -> String {
+        let now = configuration.now
+        let keyRing = self.keyRing
+        let (session, signer): (SessionRecord, JWTSigner) = try await store.transaction { tx in
+            guard let session = try await tx.session(id: sessionID, forUpdate: false), session.isLive(at: now), session.userID == userID else {
+                throw TokenError(.sessionRevoked, "the session is not live")
+            }
+            guard let user = try await tx.user(id: userID), user.app == configuration.app else {
+                throw TokenError(.sessionRevoked, "the session is not live")
+            }
+            if user.disabledAt != nil { throw TokenError(.userDisabled, "the user is disabled") }
+            guard let key = try await tx.activeSigningKey() else { throw TokenError(.storeUnavailable, "no signing key") }
+            return (session, try keyRing.signer(for: key))
+        }
+        return try makePair(refresh: "", session: session, signer: signer, now: now).accessToken
+    }
 }

@@ -35,7 +35,9 @@ extension SessionManager {
         for _ in 0..<3 {
             do {
                 return try await store.transaction { tx in
-                    if let existing = try await tx.identity(app: app, provider: identity.provider, issuer: identity.issuer ?? "", subject: identity.subject) {
+                    if let existing = try await tx.identity(
+                        app: app, provider: identity.provider, issuer: identity.issuer ?? "", subject: identity.subject)
+                    {
                         guard let user = try await tx.user(id: existing.userID) else {
                             throw TokenError(.storeUnavailable, "identity refers to a missing user")
                         }

@@ -27,7 +27,9 @@ struct IdpCommon: ParsableArguments {
 
 /// Flags of the providers whose clients sign in with an id_token or an authorization code (Google, Apple).
 struct IdpSignInOptions: ParsableArguments {
-    @Option(name: .customLong("client-id"), help: "An accepted client id: an OAuth client id, bundle id or services id (repeatable: iOS, Android and web clients).")
+    @Option(
+        name: .customLong("client-id"),
+        help: "An accepted client id: an OAuth client id, bundle id or services id (repeatable: iOS, Android and web clients).")
     var clientIDs: [String] = []
     @Option(name: .customLong("nonce"), help: "The raw nonce of this sign-in (compared exactly or through SHA-256).")
     var nonce: String?

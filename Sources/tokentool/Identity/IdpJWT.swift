@@ -17,7 +17,9 @@ struct IdpJWT: AsyncParsableCommand {
     var audiences: [String] = []
     @Option(name: .customLong("alg"), help: "Accepted algorithm (repeatable; narrows what the keys allow).")
     var algorithms: [String] = []
-    @Option(name: .customLong("map"), help: "FIELD=CLAIM.PATH, e.g. name=user_data.name (fields: subject, email, email_verified, name, given_name, family_name, picture, locale).")
+    @Option(
+        name: .customLong("map"),
+        help: "FIELD=CLAIM.PATH, e.g. name=user_data.name (fields: subject, email, email_verified, name, given_name, family_name, picture, locale).")
     var mappings: [String] = []
     @Option(name: .customLong("require"), help: "An identity field that must be present (repeatable).")
     var required: [String] = []
@@ -38,7 +40,9 @@ struct IdpJWT: AsyncParsableCommand {
             for m in mappings {
                 let parts = m.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2, let field = IdentityField(rawValue: parts[0]) else {
-                    throw TokenError(.invalidInput, "--map \(m): expected FIELD=CLAIM.PATH with FIELD one of \(IdentityField.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw TokenError(
+                        .invalidInput,
+                        "--map \(m): expected FIELD=CLAIM.PATH with FIELD one of \(IdentityField.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 config.mapping[field] = try ClaimPath(parts[1])
             }

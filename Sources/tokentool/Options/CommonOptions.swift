@@ -21,7 +21,8 @@ struct ClockOption: ParsableArguments {
 
 /// `--leeway`: clock skew tolerated on `exp`, `nbf` and `iat`.
 struct LeewayOption: ParsableArguments {
-    @Option(name: .customLong("leeway"), help: ArgumentHelp("Clock skew tolerated for exp, nbf and iat: seconds, or 30s, 2m, …", valueName: "SECONDS"))
+    @Option(
+        name: .customLong("leeway"), help: ArgumentHelp("Clock skew tolerated for exp, nbf and iat: seconds, or 30s, 2m, …", valueName: "SECONDS"))
     var leeway: String = "0"
 
     /// The leeway in seconds. - Throws: `invalid_input` for a value that is no duration.
@@ -33,9 +34,13 @@ struct LeewayOption: ParsableArguments {
 
 /// `--key` and `--secret-file`: key files, read by ``JOSE/KeyFile``.
 struct KeyOptions: ParsableArguments {
-    @Option(name: .customLong("key"), help: ArgumentHelp("A key file: PEM (SPKI, X.509 certificate, PKCS#8 or traditional private key), DER, JWK or JWKS.", valueName: "FILE"))
+    @Option(
+        name: .customLong("key"),
+        help: ArgumentHelp("A key file: PEM (SPKI, X.509 certificate, PKCS#8 or traditional private key), DER, JWK or JWKS.", valueName: "FILE"))
     var keys: [String] = []
 
-    @Option(name: .customLong("secret-file"), help: ArgumentHelp("A file holding an HMAC secret (its bytes; one trailing newline is dropped).", valueName: "FILE"))
+    @Option(
+        name: .customLong("secret-file"),
+        help: ArgumentHelp("A file holding an HMAC secret (its bytes; one trailing newline is dropped).", valueName: "FILE"))
     var secretFile: String?
 }

@@ -18,7 +18,9 @@ struct StoreLocationOptions: ParsableArguments {
 
     @Option(
         name: .customLong("store-file"),
-        help: ArgumentHelp("A file holding the --store value, e.g. a postgres:// URL with its password (or $TOKENTOOL_STORE_FILE); wins over --store.", valueName: "FILE"))
+        help: ArgumentHelp(
+            "A file holding the --store value, e.g. a postgres:// URL with its password (or $TOKENTOOL_STORE_FILE); wins over --store.",
+            valueName: "FILE"))
     var storeFile: String?
 
     /// The location the flags or `$TOKENTOOL_STORE_FILE` give (a file's content, one trailing

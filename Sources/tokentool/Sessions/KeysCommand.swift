@@ -98,7 +98,8 @@ struct KeysCommand: AsyncParsableCommand {
                             k.revokedAt != nil
                             ? "revoked"
                             : k.isActive
-                                ? "active" : "retired, published until \(UTCTime.format(Double(k.publishUntil ?? 0))) (\(UTCTime.relative(Double(k.publishUntil ?? 0), now: now)))"
+                                ? "active"
+                                : "retired, published until \(UTCTime.format(Double(k.publishUntil ?? 0))) (\(UTCTime.relative(Double(k.publishUntil ?? 0), now: now)))"
                         print("\(k.keyID) \(k.algorithm)\(k.sealed ? " sealed" : "") \(state)")
                     }
                 }

@@ -35,7 +35,9 @@ extension TokenCommand {
         func validate() throws {
             guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
             guard concurrency >= 1, concurrency <= 256 else { throw ValidationError("--concurrency must be 1…256") }
-            guard ["rotate", "refresh", "login", "profile"].contains(op) else { throw ValidationError("--op must be rotate, refresh, login or profile") }
+            guard ["rotate", "refresh", "login", "profile"].contains(op) else {
+                throw ValidationError("--op must be rotate, refresh, login or profile")
+            }
         }
 
         func run() async throws {
@@ -116,9 +118,8 @@ extension TokenCommand {
         static let throttleLimit = RateLimit(count: 100_000, window: 1)
 
         /// A first sign-in's identity, as the server's anonymous login makes one (a random subject).
-        private static func newIdentity() -> Identity {
-            var g = SystemRandomNumberGenerator()
-            return Identity(provider: loginProvider, subject: (0..<12).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &g)) }.joined())
+        private static func newIdentity() throws -> Identity {
+            Identity(provider: loginProvider, subject: try RandomID.hex(bytes: 12))
         }
     }
 }

@@ -28,7 +28,8 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .customLong("idle-ttl"), help: ArgumentHelp("A session dies after this long unused.", valueName: "SECONDS"))
     var idleTTL: Int64 = 14 * 86_400
 
-    @Option(name: .long, help: ArgumentHelp("Seconds after a rotation during which the spent token returns the same successor.", valueName: "SECONDS"))
+    @Option(
+        name: .long, help: ArgumentHelp("Seconds after a rotation during which the spent token returns the same successor.", valueName: "SECONDS"))
     var grace: Int64 = 10
 
     @Option(name: .customLong("key-alg"), help: "Algorithm of new signing keys (ES256, ES384, ES512, EdDSA, RS256, PS256).")
@@ -36,7 +37,8 @@ struct StoreOptions: ParsableArguments {
 
     @Option(
         name: .customLong("master-key-file"),
-        help: ArgumentHelp("32-byte key (raw, hex or base64url) sealing private signing keys at rest (or $TOKENTOOL_MASTER_KEY_FILE).", valueName: "FILE"))
+        help: ArgumentHelp(
+            "32-byte key (raw, hex or base64url) sealing private signing keys at rest (or $TOKENTOOL_MASTER_KEY_FILE).", valueName: "FILE"))
     var masterKeyFile: String?
 
     @OptionGroup var clock: ClockOption

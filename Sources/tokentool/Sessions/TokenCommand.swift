@@ -18,7 +18,8 @@ struct TokenCommand: AsyncParsableCommand {
         var sub: String?
         @Option(
             name: .customLong("identity-json"),
-            help: ArgumentHelp("A normalized identity (as `tokentool idp … --json` prints it): sign in, creating the user on first use.", valueName: "FILE"))
+            help: ArgumentHelp(
+                "A normalized identity (as `tokentool idp … --json` prints it): sign in, creating the user on first use.", valueName: "FILE"))
         var identityJSON: String?
         @OptionGroup var output: JSONOption
 
@@ -103,7 +104,9 @@ struct TokenCommand: AsyncParsableCommand {
 
     struct Purge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "The sweep: delete revoked and expired sessions and retired keys no longer published; erase the successors of tokens spent past the grace interval.")
+            abstract:
+                "The sweep: delete revoked and expired sessions and retired keys no longer published; erase the successors of tokens spent past the grace interval."
+        )
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: JSONOption
 

@@ -90,7 +90,9 @@ struct UserCommand: AsyncParsableCommand {
                         ]))
                 } else {
                     print("user \(userID)")
-                    for i in identities { print("  identity \(i.provider)\(i.issuer.isEmpty ? "" : " (\(i.issuer))") \(i.subject)\(i.email.map { " <\($0)>" } ?? "")") }
+                    for i in identities {
+                        print("  identity \(i.provider)\(i.issuer.isEmpty ? "" : " (\(i.issuer))") \(i.subject)\(i.email.map { " <\($0)>" } ?? "")")
+                    }
                     for f in sessions {
                         let state = f.revokedAt != nil ? "revoked (\(f.revokeReason ?? "?"))" : (f.isLive(at: Int64(now)) ? "live" : "expired")
                         print("  session \(f.id) \(f.clientID) \(state), ends \(UTCTime.format(Double(min(f.expiresAt, f.idleExpiresAt))))")

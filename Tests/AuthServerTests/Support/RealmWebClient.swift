@@ -41,9 +41,11 @@ struct RealmWebClient {
 
     /// One request as realm-web's `Fetcher.fetchJSON` sends it; `nil` when the answer has no
     /// `Content-Type` (realm-web's `null`), else the parsed body.
-    mutating func fetch(_ method: NIOHTTP1.HTTPMethod, _ path: String, body: JSONValue? = nil, token: String? = nil) async throws -> (Int, JSONValue?) {
+    mutating func fetch(_ method: NIOHTTP1.HTTPMethod, _ path: String, body: JSONValue? = nil, token: String? = nil) async throws -> (Int, JSONValue?)
+    {
         if hostname == nil {
-            let location = try await LiveServer.send(.GET, server.baseURL + Self.base + "/app/\(app)/location", headers: [("Accept", "application/json")])
+            let location = try await LiveServer.send(
+                .GET, server.baseURL + Self.base + "/app/\(app)/location", headers: [("Accept", "application/json")])
             log.append("GET location \(location.status)")
             #expect(location.status == 200)
             let given: String = try #require(location["hostname"])
@@ -127,7 +129,9 @@ struct RealmWebClient {
 
     /// `app.emailPasswordAuth.registerUser({email, password})`: the status.
     mutating func registerUser(_ email: String, _ password: String) async throws -> Int {
-        try await fetch(.POST, "/app/\(app)/auth/providers/local-userpass/register", body: .object(["email": .string(email), "password": .string(password)])).0
+        try await fetch(
+            .POST, "/app/\(app)/auth/providers/local-userpass/register", body: .object(["email": .string(email), "password": .string(password)])
+        ).0
     }
 
     /// `user.apiKeys.create(name)`: `POST auth/api_keys` with the refresh token.

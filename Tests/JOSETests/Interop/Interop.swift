@@ -61,7 +61,8 @@ enum Interop {
             throw VectorError("python3 is required for the joserfc interop tests; install it (make test does: apt-get install python3 python3-pip)")
         }
         if r.status == 3 {
-            throw VectorError("joserfc is required for the interop tests; install it with: python3 -m pip install joserfc (make test does this). \(r.stderr)")
+            throw VectorError(
+                "joserfc is required for the interop tests; install it with: python3 -m pip install joserfc (make test does this). \(r.stderr)")
         }
         guard r.status == 0 else { throw VectorError("joserfc helper failed (\(r.status)): \(r.stderr)") }
         let responses = try JSONDecoder().decode(VJSON.self, from: r.stdout).array

@@ -21,7 +21,8 @@ import Testing
 
     static func pssOptions(_ alg: JWSAlgorithm) -> [String] {
         // RFC 7518 §3.5: MGF1 with the same hash, salt length = hash length.
-        alg.scheme == .rsaPSS ? ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:\(alg.hashLength)", "-sigopt", "rsa_mgf1_md:\(alg.digestName)"] : []
+        alg.scheme == .rsaPSS
+            ? ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:\(alg.hashLength)", "-sigopt", "rsa_mgf1_md:\(alg.digestName)"] : []
     }
 
     /// DER ECDSA-Sig-Value → JWS r ‖ s, read with `openssl asn1parse` (not our converter).
@@ -70,7 +71,9 @@ import Testing
             #expect(verified.header.algorithm == alg)
             #expect(verified.claims.subject == "openssl")
             // Negative control: the same signature over another payload.
-            let other = Base64URL.encode(Array(#"{"alg":"\#(alg.rawValue)","kid":"openssl"}"#.utf8)) + "." + Base64URL.encode(Array(#"{"sub":"mallory"}"#.utf8))
+            let other =
+                Base64URL.encode(Array(#"{"alg":"\#(alg.rawValue)","kid":"openssl"}"#.utf8)) + "."
+                + Base64URL.encode(Array(#"{"sub":"mallory"}"#.utf8))
             #expect(throws: TokenError(.invalidSignature, "")) { try JWTVerifier(key: key).verify(other + "." + Base64URL.encode(signature)) }
         }
     }
@@ -94,9 +97,11 @@ import Testing
             let pub = TestVectors.url("pem/\(name).spki.pem").path
             func opensslVerify(_ input: URL) throws -> Interop.Result {
                 if alg == .edDSA {
-                    return try Interop.run("openssl", ["pkeyutl", "-verify", "-rawin", "-pubin", "-inkey", pub, "-in", input.path, "-sigfile", sigFile.path])
+                    return try Interop.run(
+                        "openssl", ["pkeyutl", "-verify", "-rawin", "-pubin", "-inkey", pub, "-in", input.path, "-sigfile", sigFile.path])
                 }
-                return try Interop.run("openssl", ["dgst", digest, "-verify", pub] + Self.pssOptions(alg) + ["-signature", sigFile.path, input.path])
+                return try Interop.run(
+                    "openssl", ["dgst", digest, "-verify", pub] + Self.pssOptions(alg) + ["-signature", sigFile.path, input.path])
             }
             let ok = try opensslVerify(inputFile)
             #expect(ok.status == 0, "\(alg): openssl refused our signature: \(ok.stderr)")
@@ -116,7 +121,9 @@ import Testing
             let parts = token.split(separator: ".").map(String.init)
             let inputFile = dir.appendingPathComponent("input")
             try Data((parts[0] + "." + parts[1]).utf8).write(to: inputFile)
-            let out = try Interop.openssl(["dgst", "-\(alg.digestName.lowercased())", "-mac", "HMAC", "-macopt", "hexkey:\(secret.hexString)", "-binary", inputFile.path])
+            let out = try Interop.openssl([
+                "dgst", "-\(alg.digestName.lowercased())", "-mac", "HMAC", "-macopt", "hexkey:\(secret.hexString)", "-binary", inputFile.path,
+            ])
             let ours = try Base64URL.decode(parts[2], what: "mac")
             #expect(Array(out) == ours, "openssl \(Array(out).hexString), ours \(ours.hexString)")
         }

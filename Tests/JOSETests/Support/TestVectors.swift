@@ -133,7 +133,9 @@ enum Outcome: CustomStringConvertible {
     case rejected(TokenError)
 
     init(_ body: () throws -> Void) {
-        do { try body(); self = .accepted } catch let e as TokenError { self = .rejected(e) } catch { self = .rejected(TokenError(.internalError, "non-TokenError \(error)")) }
+        do { try body(); self = .accepted } catch let e as TokenError { self = .rejected(e) } catch {
+            self = .rejected(TokenError(.internalError, "non-TokenError \(error)"))
+        }
     }
 
     var accepted: Bool { if case .accepted = self { return true }; return false }

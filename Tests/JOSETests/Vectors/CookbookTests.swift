@@ -114,7 +114,8 @@ import Testing
         let jwt = ex["sign"]["output"]["compact"].string
         #expect(try JWTVerifier(key: key).verifySignature(jwt).header.algorithm == .ps256)
         #expect(throws: TokenError(.expired, "", claim: "exp")) { try JWTVerifier(key: key).verify(jwt) }
-        let before = try JWTVerifier(key: key, options: VerifierOptions(issuers: ["hobbiton.example"], type: "JWT", clock: .fixed(unixSeconds: 1_300_819_379)))
+        let before = try JWTVerifier(
+            key: key, options: VerifierOptions(issuers: ["hobbiton.example"], type: "JWT", clock: .fixed(unixSeconds: 1_300_819_379)))
         let verified = try before.verify(jwt)
         #expect(verified.claims.issuer == "hobbiton.example")
         #expect(verified.claims["http://example.com/is_root"] == .bool(true))
@@ -138,7 +139,9 @@ import Testing
             for form in ["compact", "json", "json_flat"] where !ex["output"][form].isNull {
                 let v = ex["output"][form]
                 checked += 1
-                #expect(throws: TokenError(.malformed, ""), "\(path) \(form)") { try JWTVerifier(key: key).verifySignature(v.stringOrNil ?? v.jsonText) }
+                #expect(throws: TokenError(.malformed, ""), "\(path) \(form)") {
+                    try JWTVerifier(key: key).verifySignature(v.stringOrNil ?? v.jsonText)
+                }
             }
         }
         #expect(checked == 37)
@@ -169,7 +172,9 @@ import Testing
         #expect(try priv.publicKey.thumbprint() == pub.thumbprint())
         let source = try TestVectors.json("jose-cookbook/jwk/3_4.rsa_private_key.json")
         let exported = try priv.jsonObject(includePrivate: true)
-        for name in ["kty", "kid", "use", "n", "e", "d", "p", "q", "dp", "dq", "qi"] { #expect(exported[name]?.stringValue == source[name].string, "member \(name)") }
+        for name in ["kty", "kid", "use", "n", "e", "d", "p", "q", "dp", "dq", "qi"] {
+            #expect(exported[name]?.stringValue == source[name].string, "member \(name)")
+        }
     }
 
     @Test func symmetricKeys() throws {

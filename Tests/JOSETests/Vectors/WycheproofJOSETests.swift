@@ -90,7 +90,9 @@ import Testing
 
     struct Tally: CustomStringConvertible {
         var run = 0, accepted = 0, rejected = 0, overridden = 0, codesChecked = 0
-        var description: String { "\(run) cases: \(accepted) accepted, \(rejected) rejected, \(overridden) overrides, \(codesChecked) error codes checked" }
+        var description: String {
+            "\(run) cases: \(accepted) accepted, \(rejected) rejected, \(overridden) overrides, \(codesChecked) error codes checked"
+        }
     }
 
     @discardableResult

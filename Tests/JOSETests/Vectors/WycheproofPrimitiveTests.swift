@@ -217,7 +217,8 @@ import Testing
             }
         }
         #expect(primitive == 84 && truncated == 84 && shortKey == 6)
-        tally.notes.append("\(primitive) full-tag cases with the primitive verdict, \(truncated) truncated tags refused, \(shortKey) short keys refused")
+        tally.notes.append(
+            "\(primitive) full-tag cases with the primitive verdict, \(truncated) truncated tags refused, \(shortKey) short keys refused")
         #expect(tally.run == doc["numberOfTests"].int)
         print("wycheproof \(file): \(tally)")
     }

@@ -14,7 +14,8 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// (then a missing PostgreSQL fails the run with a clear message instead of skipping).
     static var available: [StoreKind] {
         if ThrowawayPostgres.binDirectory() != nil || ProcessInfo.processInfo.environment["CI"] != nil { return [.sqlite, .postgres] }
-        FileHandle.standardError.write(Data("note: PostgreSQL server binaries not found; the PostgreSQL store tests are skipped (set CI=1 to fail instead)\n".utf8))
+        FileHandle.standardError.write(
+            Data("note: PostgreSQL server binaries not found; the PostgreSQL store tests are skipped (set CI=1 to fail instead)\n".utf8))
         return [.sqlite]
     }
 }

@@ -66,7 +66,8 @@ actor ThrowawayPostgres {
         let root = "/usr/lib/postgresql"
         let versions = ((try? fm.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted(by: >)
         for v in versions where fm.isExecutableFile(atPath: "\(root)/\(v)/bin/initdb") { return "\(root)/\(v)/bin" }
-        for dir in ["/usr/local/pgsql/bin", "/usr/bin"] where fm.isExecutableFile(atPath: dir + "/initdb") && fm.isExecutableFile(atPath: dir + "/pg_ctl") { return dir }
+        for dir in ["/usr/local/pgsql/bin", "/usr/bin"]
+        where fm.isExecutableFile(atPath: dir + "/initdb") && fm.isExecutableFile(atPath: dir + "/pg_ctl") { return dir }
         return nil
     }
 
@@ -89,12 +90,15 @@ actor ThrowawayPostgres {
 
         for _ in 0..<5 {
             let port = try Self.freePort()
-            let options = "-p \(port) -k \(dir) -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            let options =
+                "-p \(port) -k \(dir) -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
             let r = try await Self.run(
                 bin + "/pg_ctl", ["-D", data, "-l", dir + "/server.log", "-o", options, "-w", "-t", "60", "start"],
                 as: asUser, closingInheritedDescriptors: true)
             if r.status == 0 {
-                let stop = (asUser.map { "/usr/sbin/runuser -u \($0) -- " } ?? "") + "\(bin)/pg_ctl -D \(data) -m immediate -w stop >/dev/null 2>&1; rm -rf \(dir)"
+                let stop =
+                    (asUser.map { "/usr/sbin/runuser -u \($0) -- " } ?? "")
+                    + "\(bin)/pg_ctl -D \(data) -m immediate -w stop >/dev/null 2>&1; rm -rf \(dir)"
                 let first = Self.stopCommands.withLock { all in
                     all.append(stop); return all.count == 1
                 }
@@ -119,7 +123,9 @@ actor ThrowawayPostgres {
             }
             // The port may have been taken between probing and binding: try another.
             let log = (try? String(contentsOfFile: dir + "/server.log", encoding: .utf8)) ?? ""
-            if !log.contains("could not bind") && !log.contains("in use") { throw HarnessError("pg_ctl start failed: \(r.stderr)\n\(log.suffix(2000))") }
+            if !log.contains("could not bind") && !log.contains("in use") {
+                throw HarnessError("pg_ctl start failed: \(r.stderr)\n\(log.suffix(2000))")
+            }
         }
         throw HarnessError("no free loopback port for PostgreSQL after 5 tries")
     }

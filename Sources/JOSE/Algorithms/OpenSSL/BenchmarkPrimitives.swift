@@ -69,7 +69,9 @@ public final class RawPrimitive {
             kind = .pkey
             md = algorithm.digest!.pointer
             if algorithm.scheme == .ecdsa {
-                signatureBytes = try signature.withUnsafeBytes { try ECDSASignature.der(fromRaw: $0, coordinateSize: algorithm.curve!.coordinateSize) }
+                signatureBytes = try signature.withUnsafeBytes {
+                    try ECDSASignature.der(fromRaw: $0, coordinateSize: algorithm.curve!.coordinateSize)
+                }
             } else {
                 signatureBytes = signature
             }

@@ -64,7 +64,11 @@ enum OpenSSLError {
         while true {
             let code = ERR_get_error()
             if code == 0 { break }
-            if let r = ERR_reason_error_string(code) { reasons.append(String(cString: r)) } else { reasons.append("error 0x\(String(code, radix: 16))") }
+            if let r = ERR_reason_error_string(code) {
+                reasons.append(String(cString: r))
+            } else {
+                reasons.append("error 0x\(String(code, radix: 16))")
+            }
         }
         return reasons.isEmpty ? "unknown OpenSSL error" : reasons.joined(separator: "; ")
     }

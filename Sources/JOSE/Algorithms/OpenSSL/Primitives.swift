@@ -129,7 +129,9 @@ public enum AESGCM {
         var out = [UInt8](repeating: 0, count: input.count + 16)
         var total: Int32 = 0
         if !input.isEmpty {
-            guard EVP_CipherUpdate(ctx, &out, &outLength, input, Int32(input.count)) == 1 else { throw OpenSSLError.fail(.internalError, "AES-GCM update") }
+            guard EVP_CipherUpdate(ctx, &out, &outLength, input, Int32(input.count)) == 1 else {
+                throw OpenSSLError.fail(.internalError, "AES-GCM update")
+            }
             total = outLength
         }
         if !encrypt {

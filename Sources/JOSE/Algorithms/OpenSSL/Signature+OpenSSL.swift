@@ -109,7 +109,9 @@ extension KeyMaterial {
         defer { EVP_MD_CTX_free(ctx) }
         let tbs = data.baseAddress?.assumingMemoryBound(to: UInt8.self)
         var length = 0
-        guard EVP_DigestSign(ctx, nil, &length, tbs, data.count) == 1 else { throw OpenSSLError.fail(.internalError, "\(alg.rawValue) signing failed") }
+        guard EVP_DigestSign(ctx, nil, &length, tbs, data.count) == 1 else {
+            throw OpenSSLError.fail(.internalError, "\(alg.rawValue) signing failed")
+        }
         var out = [UInt8](repeating: 0, count: length)
         guard out.withUnsafeMutableBufferPointer({ EVP_DigestSign(ctx, $0.baseAddress, &length, tbs, data.count) }) == 1 else {
             throw OpenSSLError.fail(.internalError, "\(alg.rawValue) signing failed")

@@ -17,14 +17,18 @@ enum ClaimValidator {
             throw TokenError(.invalidClaim, "token was issued in the future, at \(UTCTime.format(iat))", claim: "iat")
         }
         if !options.issuers.isEmpty {
-            guard let iss = doc.member("iss") else { throw TokenError(.missingClaim, "token has no \"iss\"; expected \(list(options.issuers))", claim: "iss") }
+            guard let iss = doc.member("iss") else {
+                throw TokenError(.missingClaim, "token has no \"iss\"; expected \(list(options.issuers))", claim: "iss")
+            }
             guard let value = JSONDocument.string(iss) else { throw TokenError(.invalidIssuer, "token \"iss\" is not a string", claim: "iss") }
             guard options.issuers.contains(value) else {
                 throw TokenError(.invalidIssuer, "issuer \(quote(value)) is not accepted; expected \(list(options.issuers))", claim: "iss")
             }
         }
         if !options.audiences.isEmpty {
-            guard let aud = doc.member("aud") else { throw TokenError(.missingClaim, "token has no \"aud\"; expected \(list(options.audiences))", claim: "aud") }
+            guard let aud = doc.member("aud") else {
+                throw TokenError(.missingClaim, "token has no \"aud\"; expected \(list(options.audiences))", claim: "aud")
+            }
             var found: [String] = []
             switch UInt32(JSONDocument.type(aud)) {
             case JSON_STRING.rawValue:

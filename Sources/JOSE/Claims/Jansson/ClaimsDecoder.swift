@@ -22,7 +22,8 @@ struct ClaimsDecoder {
             let claim = path.first?.stringValue
             if case .keyNotFound(let key, _) = e {
                 let full = (path + [key]).map(\.stringValue).joined(separator: ".")
-                throw TokenError(.missingClaim, "token has no \"\(full)\", which \(T.self) requires", claim: path.first?.stringValue ?? key.stringValue)
+                throw TokenError(
+                    .missingClaim, "token has no \"\(full)\", which \(T.self) requires", claim: path.first?.stringValue ?? key.stringValue)
             }
             let full = path.map(\.stringValue).joined(separator: ".")
             throw TokenError(.invalidClaim, "claim \"\(full)\" cannot be decoded as \(T.self): \(reason)", claim: claim)
@@ -104,7 +105,8 @@ private struct JanssonDecoding: Decoder, SingleValueDecodingContainer {
     func decodeValue<T: Decodable>(_ t: T.Type) throws -> T {
         if t == Date.self {
             guard type == JSON_INTEGER.rawValue || type == JSON_REAL.rawValue else {
-                throw DecodingError.typeMismatch(Date.self, .init(codingPath: codingPath, debugDescription: "expected a NumericDate (seconds since 1970), found a \(typeName)"))
+                throw DecodingError.typeMismatch(
+                    Date.self, .init(codingPath: codingPath, debugDescription: "expected a NumericDate (seconds since 1970), found a \(typeName)"))
             }
             return Date(timeIntervalSince1970: try decode(Double.self)) as! T
         }

@@ -23,7 +23,9 @@ final class JSONDocument: @unchecked Sendable {
     /// The jansson flags every header and claims set is parsed with (`RawJSONParse` uses them too).
     static var strictFlags: Int { Int(JSON_REJECT_DUPLICATES) }
 
-    private static func parse(_ buffer: UnsafeBufferPointer<UInt8>, limits: JSONLimits, allowAnyTop: Bool, what: String) throws -> UnsafeMutablePointer<json_t> {
+    private static func parse(_ buffer: UnsafeBufferPointer<UInt8>, limits: JSONLimits, allowAnyTop: Bool, what: String) throws
+        -> UnsafeMutablePointer<json_t>
+    {
         if buffer.count > limits.maxBytes {
             throw TokenError.malformed("\(what) is \(buffer.count) bytes; the limit is \(limits.maxBytes)")
         }

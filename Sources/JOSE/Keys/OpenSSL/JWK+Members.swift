@@ -25,7 +25,9 @@ extension JWK {
     init(ed25519X x: [UInt8], d: [UInt8]?) throws {
         ERR_clear_error()
         if let d {
-            guard let pkey = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nil, d, 32) else { throw OpenSSLError.fail(.invalidKey, "invalid Ed25519 private key") }
+            guard let pkey = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nil, d, 32) else {
+                throw OpenSSLError.fail(.invalidKey, "invalid Ed25519 private key")
+            }
             let evp = EVPKey(takingOwnershipOf: pkey)
             var pub = [UInt8](repeating: 0, count: 32)
             var len = 32
@@ -34,7 +36,9 @@ extension JWK {
             }
             try self.init(evp: evp, isPrivate: true)
         } else {
-            guard let pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, x, 32) else { throw OpenSSLError.fail(.invalidKey, "invalid Ed25519 public key") }
+            guard let pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, x, 32) else {
+                throw OpenSSLError.fail(.invalidKey, "invalid Ed25519 public key")
+            }
             try self.init(evp: EVPKey(takingOwnershipOf: pkey), isPrivate: false)
         }
     }
@@ -50,7 +54,10 @@ extension JWK {
             case .rsa:
                 var out = [("n", evp.bignum(OSSL_PKEY_PARAM_RSA_N) ?? []), ("e", evp.bignum(OSSL_PKEY_PARAM_RSA_E) ?? [])]
                 if includePrivate && isPrivate {
-                    for (jwk, ssl) in [("d", "d"), ("p", "rsa-factor1"), ("q", "rsa-factor2"), ("dp", "rsa-exponent1"), ("dq", "rsa-exponent2"), ("qi", "rsa-coefficient1")] {
+                    for (jwk, ssl) in [
+                        ("d", "d"), ("p", "rsa-factor1"), ("q", "rsa-factor2"), ("dp", "rsa-exponent1"), ("dq", "rsa-exponent2"),
+                        ("qi", "rsa-coefficient1"),
+                    ] {
                         if let v = evp.bignum(ssl) { out.append((jwk, v)) }
                     }
                 }
@@ -64,12 +71,16 @@ extension JWK {
             case .okp:
                 var pub = [UInt8](repeating: 0, count: 32)
                 var len = 32
-                guard EVP_PKEY_get_raw_public_key(evp.pointer, &pub, &len) == 1 else { throw OpenSSLError.fail(.internalError, "cannot read the Ed25519 key") }
+                guard EVP_PKEY_get_raw_public_key(evp.pointer, &pub, &len) == 1 else {
+                    throw OpenSSLError.fail(.internalError, "cannot read the Ed25519 key")
+                }
                 var out = [("x", pub)]
                 if includePrivate && isPrivate {
                     var priv = [UInt8](repeating: 0, count: 32)
                     var plen = 32
-                    guard EVP_PKEY_get_raw_private_key(evp.pointer, &priv, &plen) == 1 else { throw OpenSSLError.fail(.internalError, "cannot read the Ed25519 key") }
+                    guard EVP_PKEY_get_raw_private_key(evp.pointer, &priv, &plen) == 1 else {
+                        throw OpenSSLError.fail(.internalError, "cannot read the Ed25519 key")
+                    }
                     out.append(("d", priv))
                 }
                 return out

@@ -171,7 +171,8 @@ extension JWK {
             guard let cert = d2i_X509(nil, &p, buf.count) else { throw OpenSSLError.fail(.invalidKey, "cannot read the certificate") }
             defer { X509_free(cert) }
             guard p == buf.baseAddress! + buf.count else { throw TokenError.invalidKey("the certificate is followed by trailing bytes") }
-            guard let key = X509_get_pubkey(cert) else { throw OpenSSLError.fail(.invalidKey, "cannot read the certificate's public key") }  // get (not get0): ours to free
+            // get (not get0): ours to free
+            guard let key = X509_get_pubkey(cert) else { throw OpenSSLError.fail(.invalidKey, "cannot read the certificate's public key") }
             return EVPKey(takingOwnershipOf: key)
         }
     }
@@ -257,7 +258,8 @@ enum PEM {
                 label = String(line.dropFirst(11).dropLast(5))
             } else if !line.isEmpty {
                 throw TokenError.invalidKey(
-                    blocks.isEmpty ? "text before the PEM block (line \(number + 1)) is not allowed" : "trailing text after the PEM block (line \(number + 1))")
+                    blocks.isEmpty
+                        ? "text before the PEM block (line \(number + 1)) is not allowed" : "trailing text after the PEM block (line \(number + 1))")
             }
         }
         if let label { throw TokenError.invalidKey("PEM block \"\(label)\" has no END line") }

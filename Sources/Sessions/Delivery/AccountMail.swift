@@ -57,7 +57,8 @@ public struct AccountMail: Sendable, Hashable {
             body = "Open this link to confirm your email address:\r\n\r\n\(url ?? "")\r\n\r\nThe link works once, for 24 hours.\r\n"
         case .reset:
             subject = "Reset your password"
-            body = "Open this link to choose a new password:\r\n\r\n\(url ?? "")\r\n\r\nThe link works once, for 30 minutes. If you did not ask for it, ignore this mail.\r\n"
+            body =
+                "Open this link to choose a new password:\r\n\r\n\(url ?? "")\r\n\r\nThe link works once, for 30 minutes. If you did not ask for it, ignore this mail.\r\n"
         case .notice:
             subject = reason == "reset" ? "Your password was changed" : "Someone tried to register with your address"
             body =
@@ -76,6 +77,7 @@ public struct AccountMail: Sendable, Hashable {
     }
 
     private static func percentEncoded(_ s: String) -> String {
-        s.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")) ?? ""
+        s.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")) ?? ""
     }
 }

@@ -92,7 +92,10 @@ public struct MailDelivery: Sendable {
                 method: "POST", url: url,
                 headers: [
                     (name: "Content-Type", value: "application/json"),
-                    (name: "X-TokenTool-Signature", value: try CustomFunctionProvider.signature(secret: secret, body: body, time: now, purpose: "mail")),
+                    (
+                        name: "X-TokenTool-Signature",
+                        value: try CustomFunctionProvider.signature(secret: secret, body: body, time: now, purpose: "mail")
+                    ),
                 ], body: body, timeout: timeout, maxResponseBytes: 16 * 1024)
             let response = try await transport.send(request)
             return (200..<300).contains(response.status) ? nil : "status \(response.status)"
