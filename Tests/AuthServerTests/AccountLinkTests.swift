@@ -28,7 +28,7 @@ struct AccountLinkTests {
                 .POST, Self.prefix + "local-userpass/login?link=true", body: Self.credentials("ann@example.com"), bearer: access)
             #expect(linked.status == 200, "\(linked.body)")
             #expect(linked["user_id"] == user && linked["access_token"] != nil && linked["refresh_token"] == nil)
-            // The bearer's session goes on: its device, not a new one (SERVER.md, the link row).
+            // The bearer's session goes on: its device, not a new one.
             #expect(linked["device_id"] != nil && linked["device_id"] == anon["device_id"], "\(linked.body) \(anon.body)")
             // Again, to the same user: not an error.
             let again = try await s.call(

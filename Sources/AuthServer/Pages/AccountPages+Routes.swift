@@ -36,7 +36,8 @@ extension AuthServer {
             do {
                 return try await self.withPasswordBudget(context) {
                     let password = form["password"] ?? "", repeated = form["confirm"] ?? ""
-                    if let error = AccountPages.formError(password: password, repeated: repeated, minLength: accounts.manager.policy.minPasswordLength) {
+                    let minLength = accounts.manager.policy.minPasswordLength
+                    if let error = AccountPages.formError(password: password, repeated: repeated, minLength: minLength) {
                         return Self.page(.resetForm(token: token, tokenID: tokenID, error: error), app: accounts.appID, status: .badRequest)
                     }
                     try await self.throttleReset(tokenID: tokenID, context)
