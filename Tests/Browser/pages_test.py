@@ -16,7 +16,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import WebDriverException
 
 APP = "pages-test"
 EXPIRY_APP = "pages-expiry"
@@ -98,13 +98,15 @@ def main():
         browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
         def shot(name, expect, seconds=15):
-            # A form POST navigates: until the answer has loaded, the body may be the old page's
-            # (or gone, a stale element). Wait for the expected text, then keep the screenshot.
+            # A form POST navigates: until the answer has loaded, the body may be the old page's,
+            # or gone mid-read (a stale element, or "node does not belong to the document", which
+            # Chromium reports as a plain WebDriverException). Wait for the expected text, then
+            # keep the screenshot.
             deadline, text = time.monotonic() + seconds, ""
             while time.monotonic() < deadline:
                 try:
                     text = browser.find_element(By.TAG_NAME, "body").text
-                except (StaleElementReferenceException, NoSuchElementException):
+                except WebDriverException:
                     text = ""
                 if expect in text:
                     break
