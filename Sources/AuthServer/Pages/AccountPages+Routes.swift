@@ -4,64 +4,67 @@ import JOSE
 import NIOCore
 import Sessions
 
-extension AuthServer {
-    /// The pages the mailed links open: `GET /app/{app}/confirm` confirms on load;
-    /// `GET /app/{app}/reset` shows the form (or that the link was used or has expired), which posts to the same path (from any origin,
-    /// `Origin: null` included: the single-use token in the form is the CSRF defence).
-    func addAccountPageRoutes(to routes: RouteTable) {
-        routes.on(.get, "/app/:app/confirm") { request, context in
-            let accounts = try self.userpass(context)
-            let (token, tokenID) = Self.tokenPair(request.uri.queryParameters.get("token"), request.uri.queryParameters.get("tokenId"))
-            do {
-                try await accounts.manager.confirm(token: token, tokenID: tokenID)
-                return Self.page(.confirmed, app: accounts.appID)
-            } catch let e as TokenError where e.code == .userpassTokenInvalid {
-                let problem = try await accounts.manager.linkProblem(token: token, tokenID: tokenID, purpose: .confirm)
-                return Self.page(.linkProblem(problem, purpose: .confirm), app: accounts.appID, status: .badRequest)
-            }
-        }
-        routes.on(.get, "/app/:app/reset") { request, context in
-            let accounts = try self.userpass(context)
-            let (token, tokenID) = Self.tokenPair(request.uri.queryParameters.get("token"), request.uri.queryParameters.get("tokenId"))
-            // A link already used or expired says so at once; any other gets the form (a live
-            // token is only known to be good when it is spent).
-            let problem = try await accounts.manager.linkProblem(token: token, tokenID: tokenID, purpose: .reset)
-            if problem != .invalid { return Self.page(.linkProblem(problem, purpose: .reset), app: accounts.appID, status: .badRequest) }
-            return Self.page(.resetForm(token: token, tokenID: tokenID, error: nil), app: accounts.appID)
-        }
-        routes.on(.post, "/app/:app/reset") { request, context in
-            let accounts = try self.userpass(context)
-            let form = Self.form(try await request.body.collect(upTo: context.maxUploadSize))
-            let (token, tokenID) = Self.tokenPair(form["token"], form["tokenId"])
-            do {
-                return try await self.withPasswordBudget(context) {
-                    let password = form["password"] ?? "", repeated = form["confirm"] ?? ""
-                    let minLength = accounts.manager.policy.minPasswordLength
-                    if let error = AccountPages.formError(password: password, repeated: repeated, minLength: minLength) {
-                        return Self.page(.resetForm(token: token, tokenID: tokenID, error: error), app: accounts.appID, status: .badRequest)
-                    }
-                    try await self.throttleReset(tokenID: tokenID, context)
-                    do {
-                        let account = try await accounts.manager.resetPassword(token: token, tokenID: tokenID, newPassword: password)
-                        try await self.queueMail(.notice("reset", app: accounts.appID, email: account.email), accounts: accounts)
-                        return Self.page(.resetDone, app: accounts.appID)
-                    } catch let e as TokenError where e.code == .userpassTokenInvalid {
-                        let problem = try await accounts.manager.linkProblem(token: token, tokenID: tokenID, purpose: .reset)
-                        return Self.page(.linkProblem(problem, purpose: .reset), app: accounts.appID, status: .badRequest)
-                    }
-                }
-            } catch let e as TokenError where e.code == .tooManyRequests || e.code == .serverBusy {
-                // A person at the form gets the form again with how long to wait, not a JSON body.
-                let after = context.notes.retryAfter.withLock { $0 } ?? 1
-                var page = Self.page(
-                    .resetForm(token: token, tokenID: tokenID, error: .wait(seconds: Int(after))), app: accounts.appID,
-                    status: e.code == .serverBusy ? .serviceUnavailable : .tooManyRequests)
-                page.headers[.retryAfter] = String(after)
-                return page
-            }
+/// The pages the mailed links open: `GET /app/{app}/confirm` confirms on load;
+/// `GET /app/{app}/reset` shows the form (or that the link was used or has expired), which posts to the same path (from any origin,
+/// `Origin: null` included: the single-use token in the form is the CSRF defence).
+struct AccountPageRoutes: Sendable {
+    let server: AuthServer
+
+    func confirm(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+        let accounts = try server.userpass(context)
+        let (token, tokenID) = Self.tokenPair(request.uri.queryParameters.get("token"), request.uri.queryParameters.get("tokenId"))
+        do {
+            try await accounts.manager.confirm(token: token, tokenID: tokenID)
+            return Self.page(.confirmed, app: accounts.appID)
+        } catch let e as TokenError where e.code == .userpassTokenInvalid {
+            let problem = try await accounts.manager.linkProblem(token: token, tokenID: tokenID, purpose: .confirm)
+            return Self.page(.linkProblem(problem, purpose: .confirm), app: accounts.appID, status: .badRequest)
         }
     }
 
+    func resetForm(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+        let accounts = try server.userpass(context)
+        let (token, tokenID) = Self.tokenPair(request.uri.queryParameters.get("token"), request.uri.queryParameters.get("tokenId"))
+        // A link already used or expired says so at once; any other gets the form (a live
+        // token is only known to be good when it is spent).
+        let problem = try await accounts.manager.linkProblem(token: token, tokenID: tokenID, purpose: .reset)
+        if problem != .invalid { return Self.page(.linkProblem(problem, purpose: .reset), app: accounts.appID, status: .badRequest) }
+        return Self.page(.resetForm(token: token, tokenID: tokenID, error: nil), app: accounts.appID)
+    }
+
+    /// The form's POST. Its limits (`reset_per_address`, `reset_per_token`) and the password
+    /// budget are counted here, not by the table: a person at the form gets the form again with
+    /// how long to wait, not a JSON body.
+    func reset(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+        let accounts = try server.userpass(context)
+        let form = Self.form(try await request.body.collect(upTo: context.maxUploadSize))
+        let (token, tokenID) = Self.tokenPair(form["token"], form["tokenId"])
+        do {
+            return try await server.withPasswordBudget(context) {
+                let password = form["password"] ?? "", repeated = form["confirm"] ?? ""
+                let minLength = accounts.manager.policy.minPasswordLength
+                if let error = AccountPages.formError(password: password, repeated: repeated, minLength: minLength) {
+                    return Self.page(.resetForm(token: token, tokenID: tokenID, error: error), app: accounts.appID, status: .badRequest)
+                }
+                try await server.throttleReset(tokenID: tokenID, context)
+                do {
+                    let account = try await accounts.manager.resetPassword(token: token, tokenID: tokenID, newPassword: password)
+                    try await server.queueMail(.notice("reset", app: accounts.appID, email: account.email), accounts: accounts)
+                    return Self.page(.resetDone, app: accounts.appID)
+                } catch let e as TokenError where e.code == .userpassTokenInvalid {
+                    let problem = try await accounts.manager.linkProblem(token: token, tokenID: tokenID, purpose: .reset)
+                    return Self.page(.linkProblem(problem, purpose: .reset), app: accounts.appID, status: .badRequest)
+                }
+            }
+        } catch let e as TokenError where e.code == .tooManyRequests || e.code == .serverBusy {
+            let after = context.notes.retryAfter.withLock { $0 } ?? 1
+            var page = Self.page(
+                .resetForm(token: token, tokenID: tokenID, error: .wait(seconds: Int(after))), app: accounts.appID,
+                status: e.code == .serverBusy ? .serviceUnavailable : .tooManyRequests)
+            page.headers[.retryAfter] = String(after)
+            return page
+        }
+    }
     static func tokenPair(_ token: String?, _ tokenID: String?) -> (String, String) {
         (String((token ?? "").prefix(256)), String((tokenID ?? "").prefix(256)))
     }

@@ -1,22 +1,24 @@
 import Hummingbird
 import JOSE
+import Sessions
 
-extension AuthServer {
-    /// `GET /healthz` (200 once the store answers) and `GET /metrics` (Prometheus text) for the
-    /// bearer of `metrics_token_file`'s token; 404 for anyone else, as for a path that does not exist.
-    func addHealthRoutes(to routes: RouteTable) {
-        let store = self.store
-        routes.on(.get, "/healthz") { _, _ in
-            _ = try await store.schemaVersion()
-            return JSONResponse.ok(["status": "ok"])
-        }
-        let metrics = self.metrics, token = config.metricsToken
-        routes.on(.get, "/metrics") { request, _ in
-            guard let token, let header = request.headers[.authorization], header.utf8.count <= 1024, header.lowercased().hasPrefix("bearer "),
-                ConstantTime.equals(Array(header.utf8.dropFirst(7)), token)
-            else { throw TokenError(.notFound, "no route has this path") }
-            return metrics.response()
-        }
+/// `GET /healthz` (200 once the store answers) and `GET /metrics` (Prometheus text) for the
+/// bearer of `metrics_token_file`'s token; 404 for anyone else, as for a path that does not exist.
+struct HealthRoutes: Sendable {
+    let store: any SessionStore
+    let metrics: ServerMetrics
+    let token: [UInt8]?
+
+    func health(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+        _ = try await store.schemaVersion()
+        return JSONResponse.ok(["status": "ok"])
+    }
+
+    func metrics(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+        guard let token, let header = request.headers[.authorization], header.utf8.count <= 1024, header.lowercased().hasPrefix("bearer "),
+            ConstantTime.equals(Array(header.utf8.dropFirst(7)), token)
+        else { throw TokenError(.notFound, "no route has this path") }
+        return metrics.response()
     }
 }
 

@@ -4,58 +4,62 @@ import Sessions
 
 /// The OAuth 2.0 endpoints (docs/oauth.md): the JWKS, RFC 8414 metadata, the refresh grant, RFC 7662
 /// introspection and RFC 7009 revocation. Each route decodes the form, calls Sessions, encodes;
-/// errors are RFC 6749 §5.2 bodies (``OAuthEndpoint/respond(_:)``).
-extension AuthServer {
-    func addOAuthRoutes(to routes: RouteTable) {
-        let metadata = OAuthMetadata.document(publicURL: config.publicURL)
-        let jwksHeaders: HTTPFields = [.cacheControl: "public, max-age=300"]
-        routes.on(.get, "/.well-known/jwks.json") { _, _ in
-            // Encoded once per key-ring change, not read from the store per request (KeyRing.publishedJWKSDocument).
-            let document = try await self.sharedSessions.keyRing.publishedJWKSDocument()
-            return JSONResponse.make(status: 200, bytes: document, headers: jwksHeaders)
+/// errors are RFC 6749 §5.2 bodies (``OAuthEndpoint/respond(_:)``). The table reads the form and
+/// authenticates the client before the handler runs.
+struct OAuthRoutes: Sendable {
+    /// The store-wide manager (the key ring, introspection, revocation).
+    let shared: SessionManager
+    let appIDs: Set<String>
+    let metadataDocument: JSONObject
+    /// ``AuthServer/oauthRefresh(_:caller:)``.
+    let refresh: @Sendable (String, OAuthCaller) async throws -> (app: String, tokens: TokenPair)
+    static let jwksHeaders: HTTPFields = [.cacheControl: "public, max-age=300"]
+
+    init(server: AuthServer) {
+        shared = server.sharedSessions
+        appIDs = Set(server.apps.keys)
+        metadataDocument = OAuthMetadata.document(publicURL: server.config.publicURL)
+        refresh = { try await server.oauthRefresh($0, caller: $1) }
+    }
+
+    func jwks(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+        // Encoded once per key-ring change, not read from the store per request (KeyRing.publishedJWKSDocument).
+        let document = try await shared.keyRing.publishedJWKSDocument()
+        return JSONResponse.make(status: 200, bytes: document, headers: Self.jwksHeaders)
+    }
+
+    /// The RFC 8414 / OpenID Connect Discovery document.
+    func metadata(_ request: Request, _ context: AuthRequestContext) async throws -> Response { JSONResponse.ok(metadataDocument) }
+
+    /// The refresh grant.
+    func token(_ form: OAuthForm, _ caller: OAuthCaller, _ context: AuthRequestContext) async throws -> Response {
+        guard let grant = form.optional("grant_type") else { throw OAuthError.invalidRequest("the grant_type parameter is missing") }
+        guard grant == "refresh_token" else { throw OAuthError.unsupportedGrantType("only the refresh_token grant is supported") }
+        let token = try form.required("refresh_token", maxBytes: 256)
+        let (appID, pair) = try await refresh(token, caller)
+        context.app = appID
+        return JSONResponse.ok(
+            [
+                "access_token": .string(pair.accessToken), "token_type": .string(pair.tokenType),
+                "expires_in": .int(pair.expiresIn), "refresh_token": .string(pair.refreshToken),
+            ], noStore: true)
+    }
+
+    func introspect(_ form: OAuthForm, _ caller: OAuthCaller, _ context: AuthRequestContext) async throws -> Response {
+        let token = try form.required("token")
+        let result = try await shared.introspect(token, audiences: appIDs)
+        return JSONResponse.ok(OAuthMetadata.introspection(result), noStore: true)
+    }
+
+    func revoke(_ form: OAuthForm, _ caller: OAuthCaller, _ context: AuthRequestContext) async throws -> Response {
+        let token = try form.required("token")
+        let client: SessionManager.RevokingClient
+        switch caller {
+        case .client: client = .authenticated
+        case .publicApp(let id): client = .publicClient(id)
         }
-        for path in ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"] {
-            routes.on(.get, path) { _, _ in JSONResponse.ok(metadata) }
-        }
-        routes.on(.post, "/oauth/token") { request, context in
-            try await OAuthEndpoint.respond {
-                let form = try await OAuthForm.read(request, context: context)
-                let caller = try OAuthCaller.authenticate(request, form: form, config: self.config, requireSecret: false)
-                guard let grant = form.optional("grant_type") else { throw OAuthError.invalidRequest("the grant_type parameter is missing") }
-                guard grant == "refresh_token" else { throw OAuthError.unsupportedGrantType("only the refresh_token grant is supported") }
-                let token = try form.required("refresh_token", maxBytes: 256)
-                let (appID, pair) = try await self.oauthRefresh(token, caller: caller)
-                context.app = appID
-                return JSONResponse.ok(
-                    [
-                        "access_token": .string(pair.accessToken), "token_type": .string(pair.tokenType),
-                        "expires_in": .int(pair.expiresIn), "refresh_token": .string(pair.refreshToken),
-                    ], noStore: true)
-            }
-        }
-        routes.on(.post, "/oauth/introspect") { request, context in
-            try await OAuthEndpoint.respond {
-                let form = try await OAuthForm.read(request, context: context)
-                _ = try OAuthCaller.authenticate(request, form: form, config: self.config, requireSecret: true)
-                let token = try form.required("token")
-                let result = try await self.sharedSessions.introspect(token, audiences: Set(self.apps.keys))
-                return JSONResponse.ok(OAuthMetadata.introspection(result), noStore: true)
-            }
-        }
-        routes.on(.post, "/oauth/revoke") { request, context in
-            try await OAuthEndpoint.respond {
-                let form = try await OAuthForm.read(request, context: context)
-                let caller = try OAuthCaller.authenticate(request, form: form, config: self.config, requireSecret: false)
-                let token = try form.required("token")
-                let client: SessionManager.RevokingClient
-                switch caller {
-                case .client: client = .authenticated
-                case .publicApp(let id): client = .publicClient(id)
-                }
-                try await self.sharedSessions.revoke(token, by: client, audiences: Set(self.apps.keys))
-                return JSONResponse.make(status: 200, .object([:]), noStore: true)
-            }
-        }
+        try await shared.revoke(token, by: client, audiences: appIDs)
+        return JSONResponse.make(status: 200, .object([:]), noStore: true)
     }
 }
 

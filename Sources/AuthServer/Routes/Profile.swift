@@ -3,36 +3,38 @@ import Hummingbird
 import JOSE
 import Sessions
 
-extension AuthServer {
-    /// `GET BASE/auth/profile` and `DELETE BASE/auth/delete` (access bearer).
-    func addProfileRoutes(to routes: RouteTable) {
-        routes.on(.get, RouteTable.base + "/auth/profile", bearer: .access) { _, context in
-            let (session, app) = try self.bearer(context)
-            let identities = try await app.sessions.identities(of: session.userID)
-            var data = JSONObject()
-            let fields = [
-                ("name", "name"), ("email", "email"), ("picture_url", "picture"), ("first_name", "given_name"), ("last_name", "family_name"),
-            ]
-            for identity in identities {
-                guard let profile = identity.profileJSON.flatMap({ try? JSONValue(parsing: $0).objectValue }) else { continue }
-                for (field, member) in fields where data[field] == nil {
-                    if let v = profile[member]?.stringValue { data[field] = .string(v) }
-                }
+/// `GET BASE/auth/profile` and `DELETE BASE/auth/delete` (access bearer).
+struct ProfileRoutes: Sendable {
+    /// ``AuthServer/afterDeletion(userID:app:providerTokens:)``.
+    let afterDeletion: @Sendable (String, AuthServer.AppRuntime, [(provider: String, token: String)]) -> Void
+
+    func profile(_ request: Request, _ context: UserRequestContext) async throws -> Response {
+        let (session, app) = (context.session, context.app)
+        let identities = try await app.sessions.identities(of: session.userID)
+        var data = JSONObject()
+        let fields = [
+            ("name", "name"), ("email", "email"), ("picture_url", "picture"), ("first_name", "given_name"), ("last_name", "family_name"),
+        ]
+        for identity in identities {
+            guard let profile = identity.profileJSON.flatMap({ try? JSONValue(parsing: $0).objectValue }) else { continue }
+            for (field, member) in fields where data[field] == nil {
+                if let v = profile[member]?.stringValue { data[field] = .string(v) }
             }
-            let list: [JSONValue] = identities.map {
-                .object(["id": .string($0.subject), "provider_type": .string($0.provider), "provider_id": .string($0.provider)])
-            }
-            return JSONResponse.ok([
-                "user_id": .string(session.userID), "domain_id": "", "identities": .array(list), "data": .object(data),
-                "type": "normal",
-            ])
         }
-        routes.on(.delete, RouteTable.base + "/auth/delete", bearer: .access) { _, context in
-            let (session, app) = try self.bearer(context)
-            let kept = try await app.sessions.providerTokens(of: session.userID)
-            try await app.sessions.deleteUser(id: session.userID)
-            self.afterDeletion(userID: session.userID, app: app, providerTokens: kept)
-            return JSONResponse.noContent()
+        let list: [JSONValue] = identities.map {
+            .object(["id": .string($0.subject), "provider_type": .string($0.provider), "provider_id": .string($0.provider)])
         }
+        return JSONResponse.ok([
+            "user_id": .string(session.userID), "domain_id": "", "identities": .array(list), "data": .object(data),
+            "type": "normal",
+        ])
+    }
+
+    func deleteUser(_ request: Request, _ context: UserRequestContext) async throws -> Response {
+        let (session, app) = (context.session, context.app)
+        let kept = try await app.sessions.providerTokens(of: session.userID)
+        try await app.sessions.deleteUser(id: session.userID)
+        afterDeletion(session.userID, app, kept)
+        return JSONResponse.noContent()
     }
 }

@@ -19,7 +19,8 @@ public struct AuthRequestContext: RequestContext {
         nonmutating set { notes.app.withLock { $0 = newValue } }
     }
     let notes = RequestNotes()
-    /// The session the bearer token proved, once the authentication step ran.
+    /// On a route that takes an access token if there is one (a login that may link): the
+    /// session it proved. Routes that need a session get a ``UserRequestContext`` instead.
     public var session: AuthenticatedSession?
 
     /// Request bodies are JSON of at most 64 KiB.
@@ -30,6 +31,16 @@ public struct AuthRequestContext: RequestContext {
         requestID = RequestID.make()
         clientAddress = source.channel.remoteAddress?.ipAddress
     }
+}
+
+/// What a handler of a route that needs a user sees: the request's context, and the session its
+/// bearer token proved (never absent) with that session's app.
+struct UserRequestContext: Sendable {
+    let base: AuthRequestContext
+    let session: AuthenticatedSession
+    let app: AuthServer.AppRuntime
+
+    var parameters: Parameters { base.parameters }
 }
 
 /// A session proved by a bearer token.

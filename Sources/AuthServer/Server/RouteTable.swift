@@ -1,7 +1,9 @@
 import Hummingbird
+import JOSE
+import Sessions
 
-/// Adds routes to the router, remembering their paths (for 405) and putting the bearer step in
-/// front of those that need one.
+/// Serves the rows of ``RouteTable/rows`` (Routes/Routes.swift): for each, it remembers the path
+/// (for 405), applies the row's bearer and its request-only throttles, then runs the named handler.
 struct RouteTable {
     let router: Router<AuthRequestContext>
     let known: KnownPaths
@@ -10,42 +12,151 @@ struct RouteTable {
     /// The App Services base path.
     static let base = "/api/client/v2.0"
 
-    /// Adds `handler` for `method` on `path` (`:name` segments are parameters); with `bearer`,
-    /// the request must carry that kind of token and the handler sees ``AuthRequestContext/session``.
-    func on(
-        _ method: HTTPRequest.Method, _ path: String, bearer: AuthenticatedSession.Kind? = nil,
-        _ handler: @escaping @Sendable (Request, AuthRequestContext) async throws -> Response
-    ) {
-        known.add(path)
-        if let bearer {
-            router.group().add(middleware: BearerMiddleware(server: server, kind: bearer, optional: false))
-                .on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
-        } else {
-            router.on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
+    /// One route: what it is (method, path, bearer, throttles, handler name) and its handler.
+    struct Row: Sendable {
+        let method: HTTPRequest.Method
+        let path: String
+        let bearer: RouteDescription.Bearer
+        let throttles: [RouteThrottle]
+        /// The password-hashing budget (``AuthServer/withPasswordBudget(_:_:)``) held around the
+        /// whole handler: 503 `ServiceUnavailable` at once when it is spent.
+        let passwordWork: Bool
+        let name: String
+        let handler: @Sendable (RouteGroups) -> RouteHandler
+
+        init(
+            _ method: HTTPRequest.Method, _ path: String, bearer: RouteDescription.Bearer = .none, throttles: [RouteThrottle] = [],
+            passwordWork: Bool = false, _ name: String, _ handler: @escaping @Sendable (RouteGroups) -> RouteHandler
+        ) {
+            self.method = method
+            self.path = path
+            self.bearer = bearer
+            self.throttles = throttles
+            self.passwordWork = passwordWork
+            self.name = name
+            self.handler = handler
+        }
+
+        var description: RouteDescription {
+            RouteDescription(method: method, path: path, bearer: bearer, throttles: throttles.map(\.name), handler: name)
         }
     }
 
-    /// Like ``on(_:_:bearer:_:)`` with an optional access token (a login that may link).
-    func onOptionalAccess(
-        _ method: HTTPRequest.Method, _ path: String,
-        _ handler: @escaping @Sendable (Request, AuthRequestContext) async throws -> Response
-    ) {
-        known.add(path)
-        router.group().add(middleware: BearerMiddleware(server: server, kind: .access, optional: true))
-            .on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
+    /// Adds every row to the router.
+    func addAll() {
+        let groups = RouteGroups(server: server)
+        for row in Self.rows { add(row, handler: row.handler(groups)) }
     }
+
+    private func add(_ row: Row, handler: RouteHandler) {
+        known.add(row.path)
+        let server = self.server, throttles = row.throttles.filter(\.byTable)
+        let bearer = BearerCheck(server: server)
+        let run: @Sendable (Request, AuthRequestContext) async throws -> Response
+        switch handler {
+        case .plain(let handle):
+            run = handle
+        case .user(let handle):
+            let kind: AuthenticatedSession.Kind = row.bearer == .refresh ? .refresh : .access
+            run = { request, context in
+                let session = try await bearer.session(of: request, kind: kind, context: context)
+                return try await handle(request, UserRequestContext(base: context, session: session, app: try server.app(session.app)))
+            }
+        case .optionalUser(let handle):
+            run = { request, context in
+                var context = context
+                if request.headers[.authorization] != nil { context.session = try await bearer.session(of: request, kind: .access, context: context) }
+                return try await handle(request, context)
+            }
+        case .token(let handle):
+            run = { request, context in try await handle(request, context, try BearerCheck.token(of: request)) }
+        case .client(let requireSecret, let handle):
+            run = { request, context in
+                try await OAuthEndpoint.respond {
+                    let form = try await OAuthForm.read(request, context: context)
+                    let caller = try OAuthCaller.authenticate(request, form: form, config: server.config, requireSecret: requireSecret)
+                    return try await handle(form, caller, context)
+                }
+            }
+        case .checked(let handle):
+            run = { request, context in
+                try await handle(request, context) {
+                    for throttle in throttles { try await throttle.apply(server, context) }
+                }
+            }
+        }
+        if row.passwordWork {
+            router.on(RouterPath(row.path), method: row.method) { request, context -> Response in
+                try await server.withPasswordBudget(context) { try await run(request, context) }
+            }
+        } else {
+            router.on(RouterPath(row.path), method: row.method, use: run)
+        }
+    }
+
+    /// What the table says of every route, in its order: the OpenAPI document's one input.
+    static var descriptions: [RouteDescription] { rows.map(\.description) }
 }
 
 extension AuthServer {
-    /// Every route group. The OAuth endpoints add theirs here too.
-    func addRoutes(to routes: RouteTable) {
-        addHealthRoutes(to: routes)
-        addLocationRoutes(to: routes)
-        addLoginRoutes(to: routes)
-        addSessionRoutes(to: routes)
-        addProfileRoutes(to: routes)
-        addAPIKeyRoutes(to: routes)
-        addOAuthRoutes(to: routes)
-        addAccountRoutes(to: routes)
+    /// Every route of ``RouteTable/rows``.
+    func addRoutes(to routes: RouteTable) { routes.addAll() }
+}
+
+/// A handler as the table calls it, by what the table does before it.
+enum RouteHandler: Sendable {
+    /// Called as is (a route without a bearer, or one whose handler proves its credential).
+    case plain(@Sendable (Request, AuthRequestContext) async throws -> Response)
+    /// After the row's bearer (access or refresh) proved a live session of the path's app.
+    case user(@Sendable (Request, UserRequestContext) async throws -> Response)
+    /// With ``AuthRequestContext/session`` set when the request has an `Authorization` header
+    /// (an access token, proved as for ``user(_:)``), `nil` otherwise.
+    case optionalUser(@Sendable (Request, AuthRequestContext) async throws -> Response)
+    /// With the bearer token read from the `Authorization` header (401 `InvalidSession` without
+    /// one); the handler looks it up itself (a refresh in one store transaction, a logout).
+    case token(@Sendable (Request, AuthRequestContext, String) async throws -> Response)
+    /// With the OAuth form read and the client authenticated (RFC 6749 §2.3: HTTP Basic of a
+    /// `clients` entry, or unless `requireSecret` a public client's `client_id`); errors in the
+    /// OAuth shape (``OAuthEndpoint/respond(_:)``).
+    case client(requireSecret: Bool, @Sendable (OAuthForm, OAuthCaller, AuthRequestContext) async throws -> Response)
+    /// In two steps with the row's throttles between them (see ``RouteHandler/checked(_:then:)``).
+    case checked(@Sendable (Request, AuthRequestContext, _ throttle: @Sendable () async throws -> Void) async throws -> Response)
+
+    /// Reads and checks the request (`read`: the app, its provider, the body), then the table
+    /// counts the row's throttles, then `run` does the work: a malformed request is refused
+    /// without being counted, and a refused one costs nothing more.
+    static func checked<Input: Sendable>(
+        _ read: @escaping @Sendable (Request, AuthRequestContext) async throws -> Input,
+        then run: @escaping @Sendable (Input, AuthRequestContext) async throws -> Response
+    ) -> RouteHandler {
+        .checked { request, context, throttle in
+            let input = try await read(request, context)
+            try await throttle()
+            return try await run(input, context)
+        }
+    }
+}
+
+/// A limit a route counts, by its config name (`limits` in the config). A limit on the client's
+/// address alone is counted by the table; one whose key or moment only the handler knows (an
+/// email, a token id, a provider) is counted by the handler, and named in the row all the same.
+struct RouteThrottle: Sendable {
+    let name: String
+    /// The key's prefix and the limit, when the table counts it (per client address).
+    private let perAddress: (prefix: String, limit: @Sendable (ServerConfig.Limits) -> RateLimit)?
+
+    var byTable: Bool { perAddress != nil }
+
+    /// Counted by the table, per client address: key `prefix` + the address.
+    static func perAddress(_ name: String, key prefix: String, _ limit: @escaping @Sendable (ServerConfig.Limits) -> RateLimit) -> RouteThrottle {
+        RouteThrottle(name: name, perAddress: (prefix, limit))
+    }
+
+    /// Counted by the handler (named here so that the table shows it).
+    static func inHandler(_ name: String) -> RouteThrottle { RouteThrottle(name: name, perAddress: nil) }
+
+    func apply(_ server: AuthServer, _ context: AuthRequestContext) async throws {
+        guard let (prefix, limit) = perAddress else { return }
+        try await server.throttle(prefix + (context.clientAddress ?? ""), limit(server.config.limits), context)
     }
 }

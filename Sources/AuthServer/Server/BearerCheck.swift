@@ -3,28 +3,24 @@ import Hummingbird
 import JOSE
 import Sessions
 
-/// Authentication: proves the request's bearer token and puts the session into the context.
+/// Authentication: proves the request's bearer token, for the route table (``RouteTable``).
 ///
 /// An access token is verified by the store's keys against the app it names, and live-checked:
 /// its session must be live and its user present. A refresh token must belong to a live session.
 /// Every refusal is 401 `InvalidSession` (the clients' "refresh and retry" or "signed out").
-struct BearerMiddleware: RouterMiddleware {
-    typealias Context = AuthRequestContext
+struct BearerCheck: Sendable {
     let server: AuthServer
-    let kind: AuthenticatedSession.Kind
-    /// With `true`, a request without an `Authorization` header passes unauthenticated.
-    let optional: Bool
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if optional, request.headers[.authorization] == nil { return try await next(request, context) }
+    /// The session `request`'s bearer token of `kind` proves, noted as the request's app.
+    /// - Throws: `invalid_session` for no token, a bad one, or one of another app than the path's.
+    func session(of request: Request, kind: AuthenticatedSession.Kind, context: AuthRequestContext) async throws -> AuthenticatedSession {
         let token = try Self.token(of: request)
-        var context = context
-        context.session = try await (kind == .access ? access(token) : refresh(token))
-        context.app = context.session?.app
-        if let pathApp = context.parameters.get("app"), pathApp != context.session?.app {
+        let session = try await (kind == .access ? access(token) : refresh(token))
+        context.app = session.app
+        if let pathApp = context.parameters.get("app"), pathApp != session.app {
             throw TokenError(.invalidSession, "the token belongs to another app")
         }
-        return try await next(request, context)
+        return session
     }
 
     /// The bearer token of `request`'s `Authorization` header, read by ``BearerCredentials``.

@@ -1,0 +1,83 @@
+import Hummingbird
+
+/// Every route of the server, on one screen: method, path, bearer, the limits it counts (by
+/// config name; `inHandler` ones are counted by the handler, which alone knows their key or
+/// moment), and the named handler. ``RouteTable`` applies the bearer and the per-address limits
+/// before the handler runs; ``RouteTable/descriptions`` is this table for the OpenAPI document.
+extension RouteTable {
+    private static let app = base + "/app/:app"
+    private static let userpass = app + "/auth/providers/local-userpass"
+    private static let login = RouteThrottle.inHandler("login_per_address")
+    private static let anonymous = RouteThrottle.inHandler("anonymous_per_address")
+    private static let failedLogin = RouteThrottle.inHandler("failed_login_per_account")
+    private static let register = RouteThrottle.perAddress("register_per_address", key: "register_addr:") { $0.registerPerAddress }
+    private static let send = RouteThrottle.perAddress("send_per_address", key: "send_addr:") { $0.sendPerAddress }
+    private static let call = RouteThrottle.perAddress("call_per_address", key: "call_addr:") { $0.callPerAddress }
+    /// Per email (key `call:<email>`), read from the body.
+    private static let callPerEmail = RouteThrottle.inHandler("mail_per_address")
+    /// Per address, then per `tokenId` (read from the body); the page answers them with its form.
+    private static let reset = [RouteThrottle.inHandler("reset_per_address"), .inHandler("reset_per_token")]
+
+    static let rows: [Row] = [
+        Row(.get, "/healthz", "health") { .plain($0.health.health) },
+        Row(.get, "/metrics", "metrics") { .plain($0.health.metrics) },  // the metrics token's bearer, else 404
+        Row(.get, app + "/location", "location") { .plain($0.location.location) },
+        Row(.post, app + "/auth/providers/:provider/login", bearer: .optionalAccess, throttles: [login, anonymous, failedLogin], "login") {
+            .optionalUser($0.login.login)
+        },
+        Row(.post, base + "/auth/session", bearer: .refresh, "refresh") { .token($0.sessions.refresh) },
+        Row(.delete, base + "/auth/session", bearer: .refresh, "logout") { .token($0.sessions.logout) },
+        Row(.get, base + "/auth/sessions", bearer: .access, "listSessions") { .user($0.sessions.list) },
+        Row(.delete, base + "/auth/sessions/:id", bearer: .access, "deleteSession") { .user($0.sessions.delete) },
+        Row(.get, base + "/auth/profile", bearer: .access, "profile") { .user($0.profile.profile) },
+        Row(.delete, base + "/auth/delete", bearer: .access, "deleteUser") { .user($0.profile.deleteUser) },
+        Row(.post, base + "/auth/api_keys", bearer: .refresh, "createAPIKey") { .user($0.apiKeys.create) },
+        Row(.get, base + "/auth/api_keys", bearer: .refresh, "listAPIKeys") { .user($0.apiKeys.list) },
+        Row(.get, base + "/auth/api_keys/:id", bearer: .refresh, "getAPIKey") { .user($0.apiKeys.get) },
+        Row(.delete, base + "/auth/api_keys/:id", bearer: .refresh, "deleteAPIKey") { .user($0.apiKeys.delete) },
+        Row(.put, base + "/auth/api_keys/:id/enable", bearer: .refresh, "enableAPIKey") { .user($0.apiKeys.enable) },
+        Row(.put, base + "/auth/api_keys/:id/disable", bearer: .refresh, "disableAPIKey") { .user($0.apiKeys.disable) },
+        Row(.get, "/.well-known/jwks.json", "jwks") { .plain($0.oauth.jwks) },
+        Row(.get, "/.well-known/oauth-authorization-server", "authorizationServerMetadata") { .plain($0.oauth.metadata) },
+        Row(.get, "/.well-known/openid-configuration", "openIDConfiguration") { .plain($0.oauth.metadata) },
+        Row(.post, "/oauth/token", bearer: .clientCredentials, "token") { .client(requireSecret: false, $0.oauth.token) },
+        Row(.post, "/oauth/introspect", bearer: .clientCredentials, "introspect") { .client(requireSecret: true, $0.oauth.introspect) },
+        Row(.post, "/oauth/revoke", bearer: .clientCredentials, "revoke") { .client(requireSecret: false, $0.oauth.revoke) },
+        Row(.post, userpass + "/register", throttles: [register], passwordWork: true, "register") {
+            .checked($0.accounts.readRegistration, then: $0.accounts.register)
+        },
+        Row(.post, userpass + "/confirm", "confirm") { .plain($0.accounts.confirm) },
+        Row(.post, userpass + "/confirm/send", throttles: [send], "sendConfirmation") {
+            .checked($0.accounts.readEmail, then: $0.accounts.sendConfirmation)
+        },
+        Row(.post, userpass + "/reset/send", throttles: [send], "sendReset") { .checked($0.accounts.readEmail, then: $0.accounts.sendReset) },
+        Row(.post, userpass + "/reset", throttles: reset, passwordWork: true, "resetPassword") { .plain($0.accounts.reset) },
+        Row(.post, userpass + "/confirm/call", throttles: [call, callPerEmail], "confirmThroughFunction") {
+            .checked($0.accounts.readConfirmCall, then: $0.accounts.confirmCall)
+        },
+        Row(.post, userpass + "/reset/call", throttles: [call, callPerEmail], "resetThroughFunction") {
+            .checked($0.accounts.readResetCall, then: $0.accounts.resetCall)
+        },
+        Row(.get, "/app/:app/confirm", "confirmPage") { .plain($0.pages.confirm) },
+        Row(.get, "/app/:app/reset", "resetPage") { .plain($0.pages.resetForm) },
+        Row(.post, "/app/:app/reset", throttles: reset, "resetPageForm") { .plain($0.pages.reset) },
+    ]
+}
+
+/// The route groups, each holding what its handlers use.
+struct RouteGroups: Sendable {
+    let health: HealthRoutes, location: LocationRoutes, login: LoginRoutes, sessions: SessionRoutes, profile: ProfileRoutes
+    let apiKeys: APIKeyRoutes, oauth: OAuthRoutes, accounts: AccountRoutes, pages: AccountPageRoutes
+
+    init(server: AuthServer) {
+        health = HealthRoutes(store: server.store, metrics: server.metrics, token: server.config.metricsToken)
+        location = LocationRoutes(publicURL: server.config.publicURL, pathApp: server.pathApp)
+        login = LoginRoutes(server: server)
+        sessions = SessionRoutes(server: server)
+        profile = ProfileRoutes(afterDeletion: server.afterDeletion)
+        apiKeys = APIKeyRoutes()
+        oauth = OAuthRoutes(server: server)
+        accounts = AccountRoutes(server: server)
+        pages = AccountPageRoutes(server: server)
+    }
+}
