@@ -1,0 +1,98 @@
+import Foundation
+import JOSE
+import NIOHTTP1
+import Testing
+
+@testable import AuthServer
+
+/// The route table: what it describes is what it serves, and it applies the bearer and the
+/// per-address limits of each row.
+@Suite("Route table", .serialized)
+struct RouteTableTests {
+    static let metricsToken = "route-table-metrics-token-0123456789"
+    static let apps =
+        #"{ "myapp": { "providers": { "anon-user": {}, "api-key": {}, "local-userpass": { "min_password_length": 8, "auto_confirm": true } } } }"#
+    static let prefix = LiveServer.base + "/app/myapp/auth/providers/local-userpass"
+
+    /// A described path with its parameters filled in (`:app` the served app).
+    static func concrete(_ path: String) -> String {
+        path.replacingOccurrences(of: ":app", with: "myapp").replacingOccurrences(of: ":provider", with: "anon-user")
+            .replacingOccurrences(of: ":id", with: "0123456789abcdef01234567")
+    }
+
+    @Test("the descriptions: one per method and path, every handler named, every path under / or the App Services base")
+    func descriptionsAreWellFormed() {
+        let all = RouteTable.descriptions
+        #expect(all.count == RouteTable.rows.count && all.count >= 30)
+        #expect(Set(all.map { "\($0.method.rawValue) \($0.path)" }).count == all.count, "a method and path twice")
+        #expect(Set(all.map(\.handler)).count == all.count, "a handler name twice")
+        for d in all {
+            #expect(d.path.hasPrefix("/") && !d.handler.isEmpty)
+            #expect(d.throttles.allSatisfy { $0.hasSuffix("_per_address") || $0.hasSuffix("_per_account") || $0.hasSuffix("_per_token") })
+        }
+        #expect(all.contains { $0.path == "/healthz" } && all.contains { $0.path == "/.well-known/jwks.json" })
+        #expect(all.contains { $0.path == "/app/:app/reset" && $0.method == .post })
+        let refresh = all.first { $0.method == .post && $0.path == RouteTable.base + "/auth/session" }
+        #expect(refresh?.bearer == .refresh && refresh?.handler == "refresh")
+    }
+
+    @Test("every described route is served (no 404 NotFound), and any other method on its path is 405", arguments: StoreKind.available)
+    func describedRoutesAreServed(kind: StoreKind) async throws {
+        let extra = #""metrics_token_file": "metrics.token","#
+        try await LiveServer.with(kind, apps: Self.apps, extra: extra, files: ["metrics.token": Self.metricsToken + "\n"]) { s in
+            for d in RouteTable.descriptions {
+                let method = NIOHTTP1.HTTPMethod(rawValue: d.method.rawValue)
+                let bearer = d.path == "/metrics" ? Self.metricsToken : nil
+                let body: String? = method == .POST || method == .PUT ? "{}" : nil
+                let answer = try await s.call(method, Self.concrete(d.path), body: body, bearer: bearer)
+                #expect(answer.status != 404 || answer.errorCode != "NotFound", "\(d.method) \(d.path): \(answer.status) \(answer.body.prefix(200))")
+                #expect(answer.status != 405 && answer.status < 500, "\(d.method) \(d.path): \(answer.status) \(answer.body.prefix(200))")
+                let other = try await s.call(.PATCH, Self.concrete(d.path))
+                #expect(other.status == 405 && other.errorCode == "MethodNotAllowed", "PATCH \(d.path): \(other.status)")
+            }
+            let unknown = try await s.call(.GET, LiveServer.base + "/auth/nothing")
+            #expect(unknown.status == 404 && unknown.errorCode == "NotFound")
+        }
+    }
+
+    @Test("a row marked access or refresh refuses a request without a token: 401 InvalidSession, from the table", arguments: StoreKind.available)
+    func bearerIsAppliedByTheTable(kind: StoreKind) async throws {
+        try await LiveServer.with(kind, apps: Self.apps) { s in
+            let marked = RouteTable.descriptions.filter { $0.bearer == .access || $0.bearer == .refresh }
+            #expect(marked.count >= 12)
+            for d in marked {
+                let method = NIOHTTP1.HTTPMethod(rawValue: d.method.rawValue)
+                let answer = try await s.call(method, Self.concrete(d.path), body: method == .POST ? "{}" : nil)
+                #expect(answer.status == 401 && answer.errorCode == "InvalidSession", "\(d.method) \(d.path): \(answer.status) \(answer.body)")
+            }
+            // The wrong kind of token is refused alike: an access token where a refresh token is due.
+            let login = try await s.call(.POST, LiveServer.base + "/app/myapp/auth/providers/anon-user/login", body: "{}")
+            let access = try #require(login["access_token"])
+            for d in RouteTable.descriptions where d.bearer == .refresh && d.handler != "logout" {
+                let method = NIOHTTP1.HTTPMethod(rawValue: d.method.rawValue)
+                let answer = try await s.call(method, Self.concrete(d.path), body: method == .POST ? "{}" : nil, bearer: access)
+                #expect(answer.status == 401 && answer.errorCode == "InvalidSession", "\(d.method) \(d.path): \(answer.status)")
+            }
+            #expect(try await s.call(.GET, LiveServer.base + "/auth/profile", bearer: access).status == 200)
+        }
+    }
+
+    @Test("a limit the table counts answers 429 with Retry-After; a malformed request is refused first, uncounted", arguments: StoreKind.available)
+    func throttleIsAppliedByTheTable(kind: StoreKind) async throws {
+        let row = try #require(RouteTable.descriptions.first { $0.handler == "register" })
+        #expect(row.throttles == ["register_per_address"])
+        let limits = #""limits": {"register_per_address": "2/5m"},"#
+        try await LiveServer.with(kind, apps: Self.apps, extra: limits) { s in
+            func register(_ body: String) async throws -> LiveServer.Answer { try await s.call(.POST, Self.prefix + "/register", body: body) }
+            for _ in 0..<3 { #expect(try await register(#"{"email": 7}"#).status == 400) }
+            for n in 0..<2 {
+                #expect(try await register(AccountRoutesTests.json(["email": "r\(n)@example.com", "password": "long enough"])).status == 201)
+            }
+            let refused = try await register(AccountRoutesTests.json(["email": "r2@example.com", "password": "long enough"]))
+            #expect(refused.status == 429 && refused.errorCode == "TooManyRequests", "\(refused.body)")
+            #expect((Int(refused.header("Retry-After") ?? "") ?? 0) > 0)
+            // Still read before it is counted: a malformed body is 400, not 429.
+            #expect(try await register(#"{"email": 7}"#).status == 400)
+        }
+    }
+}
