@@ -55,7 +55,7 @@ extension AuthServer {
     /// The app's accounts and its `custom-function` provider, or `function_not_configured`.
     func userpassFunction(_ context: AuthRequestContext) throws -> (AppAccounts, CustomFunctionProvider) {
         let accounts = try userpass(context)
-        guard let function = providers[accounts.appID]?.customFunction else {
+        guard let function = loginMethods[accounts.appID]?.method(CustomFunctionLogin.self)?.provider else {
             throw TokenError(
                 .functionNotConfigured,
                 "confirm/call and reset/call need the app's custom-function provider (its url and secret_file)")
