@@ -29,7 +29,7 @@ struct OIDCClientConfigTests {
         } catch { return "\(error)" }
     }
 
-    @Test("SERVER.md's example: a confidential first-party client and a public one, with their defaults")
+    @Test("docs/oidc.md's example: a confidential first-party client and a public one, with their defaults")
     func example() throws {
         let c = try Self.parse(
             #"""

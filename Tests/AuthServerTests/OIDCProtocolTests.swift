@@ -140,7 +140,7 @@ struct OIDCProtocolTests {
                     name: "A B", givenName: "A", familyName: "B", picture: "https://example.com/a.png", email: "a@example.com", emailVerified: true))
     }
 
-    @Test("discovery: every member SERVER.md lists; issuer exactly as configured, endpoints below public_url")
+    @Test("discovery: every member the provider promises; issuer exactly as configured, endpoints below public_url")
     func discovery() throws {
         let config = try ServerConfig.parse(#"{"public_url":"https://auth.example.com/","apps":{"a":{}}}"#, directory: "/srv")
         let d = OIDCDiscovery.document(config)

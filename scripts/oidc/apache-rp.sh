@@ -14,6 +14,10 @@
 #       against a fake discovery document served by this script: Apache starts, sends an
 #       unauthenticated request for the page to the issuer's authorization endpoint with
 #       client_id, redirect_uri, state, nonce and an S256 code_challenge, and stops.
+#   scripts/oidc/apache-rp.sh selftest-flow
+#       the whole flow below against a real provider, oidc-provider-mock (scripts/oidc/upstream-mock.sh,
+#       whose login form takes sub=…): mod_auth_openidc redeems the code, validates the id_token,
+#       serves the page, and its OIDCInfoHook JSON names the user.
 #
 # The flow the OpenID Connect tests drive with curl (one cookie jar, -c/-b):
 #   1. GET  PAGE                       → 302 to ISSUER's authorization endpoint
@@ -131,9 +135,32 @@ JSON
     echo "apache-rp selftest: ok (mod_auth_openidc sent $page to ${location#302 })"
 }
 
+selftest_flow() {
+    dir=$(mktemp -d)
+    chmod 755 "$dir"
+    trap 'stop "$dir/rp"; "$here/upstream-mock.sh" stop "$dir/op"; rm -rf "$dir"' EXIT
+    local issuer page login callback back info
+    issuer=$("$here/upstream-mock.sh" start "$dir/op" --user-claims '{"sub":"alice","email":"alice@example.com"}')
+    page=$(start "$dir/rp" "$issuer" rp-apache "a-secret-of-the-rp")
+    login=$(curl -s -c "$dir/jar" -b "$dir/jar" -o /dev/null -w '%{redirect_url}' "$page")
+    callback=$(curl -s -o /dev/null -w '%{redirect_url}' --data-urlencode sub=alice "$login")
+    back=$(curl -s -c "$dir/jar" -b "$dir/jar" -o /dev/null -w '%{http_code} %{redirect_url}' "$callback")
+    [[ $back == "302 $page" ]] || { echo "the callback did not send back to the page: $back" >&2; cat "$dir/rp/error.log" >&2; return 1; }
+    [[ $(curl -s -c "$dir/jar" -b "$dir/jar" "$page") == "the protected page" ]] || { echo "the page was not served" >&2; return 1; }
+    info=$(curl -s -b "$dir/jar" "${page}redirect_uri?info=json")
+    python3 - "$info" "$issuer" <<'PY'
+import json, sys
+i = json.loads(sys.argv[1])
+assert i["id_token"]["sub"] == "alice" and i["id_token"]["iss"] == sys.argv[2], i["id_token"]
+assert i["userinfo"]["email"] == "alice@example.com" and "nonce" in i["id_token"], i
+PY
+    echo "apache-rp selftest-flow: ok (alice signed in through $issuer; OIDCInfoHook read)"
+}
+
 case "${1:-}" in
     start) shift; [[ $# -ge 4 ]] || { echo "usage: $0 start DIR ISSUER CLIENT_ID CLIENT_SECRET [SCOPE]" >&2; exit 2; }; start "$@" ;;
     stop) [[ $# -eq 2 ]] || { echo "usage: $0 stop DIR" >&2; exit 2; }; stop "$2" ;;
     selftest) selftest ;;
-    *) echo "usage: $0 start DIR ISSUER CLIENT_ID SECRET [SCOPE] | stop DIR | selftest" >&2; exit 2 ;;
+    selftest-flow) selftest_flow ;;
+    *) echo "usage: $0 start DIR ISSUER CLIENT_ID SECRET [SCOPE] | stop DIR | selftest | selftest-flow" >&2; exit 2 ;;
 esac
