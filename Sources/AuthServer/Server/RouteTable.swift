@@ -6,6 +6,8 @@ struct RouteTable {
     let router: Router<AuthRequestContext>
     let known: KnownPaths
     let server: AuthServer
+    /// What each route added so far is, for the OpenAPI document.
+    let described = RouteDescriptions()
 
     /// The App Services base path.
     static let base = "/api/client/v2.0"
@@ -17,6 +19,7 @@ struct RouteTable {
         _ handler: @escaping @Sendable (Request, AuthRequestContext) async throws -> Response
     ) {
         known.add(path)
+        described.add(RouteDescription(method, path, bearer: bearer.map { $0 == .access ? .access : .refresh } ?? .none))
         if let bearer {
             router.group().add(middleware: BearerMiddleware(server: server, kind: bearer, optional: false))
                 .on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
@@ -31,6 +34,7 @@ struct RouteTable {
         _ handler: @escaping @Sendable (Request, AuthRequestContext) async throws -> Response
     ) {
         known.add(path)
+        described.add(RouteDescription(method, path, bearer: .optionalAccess))
         router.group().add(middleware: BearerMiddleware(server: server, kind: .access, optional: true))
             .on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
     }
@@ -47,5 +51,6 @@ extension AuthServer {
         addAPIKeyRoutes(to: routes)
         addOAuthRoutes(to: routes)
         addAccountRoutes(to: routes)
+        addOpenAPIRoute(to: routes)  // last: it describes the routes added before it
     }
 }
