@@ -18,7 +18,7 @@ struct RouteTable {
         _ method: HTTPRequest.Method, _ path: String, bearer: AuthenticatedSession.Kind? = nil,
         _ handler: @escaping @Sendable (Request, AuthRequestContext) async throws -> Response
     ) {
-        known.add(path)
+        known.add(path, method: method)
         described.add(RouteDescription(method, path, bearer: bearer.map { $0 == .access ? .access : .refresh } ?? .none))
         if let bearer {
             router.group().add(middleware: BearerMiddleware(server: server, kind: bearer, optional: false))
@@ -33,7 +33,7 @@ struct RouteTable {
         _ method: HTTPRequest.Method, _ path: String,
         _ handler: @escaping @Sendable (Request, AuthRequestContext) async throws -> Response
     ) {
-        known.add(path)
+        known.add(path, method: method)
         described.add(RouteDescription(method, path, bearer: .optionalAccess))
         router.group().add(middleware: BearerMiddleware(server: server, kind: .access, optional: true))
             .on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
