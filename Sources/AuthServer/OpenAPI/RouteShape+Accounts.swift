@@ -8,7 +8,7 @@ extension RouteShape {
         let path = RouteTable.base + "/app/:app/auth/providers/local-userpass"
         let body = ["BadRequest", "MissingParameter", "InvalidParameter", "AuthProviderNotFound"]
         let accepted = done("done (or, for an unknown email, nothing to do)")
-        let email = JSONSchema.string(description: "the account's email")
+        let email = JSONSchema.string(format: .email, description: "the account's email")
         // The custom function's answer decides: refused (401), failed (502); 400 without one.
         let function = ["AuthError", "FunctionExecutionError", "TooManyRequests"]
         return [
@@ -56,7 +56,7 @@ extension RouteShape {
                 summary: "The refresh grant (RFC 6749 §6)",
                 body: .form(
                     S.object(
-                        ["grant_type": .string(description: "refresh_token"), "refresh_token": .string],
+                        ["grant_type": S.oneOf(["refresh_token"]), "refresh_token": .string],
                         optional: ["client_id": .string(description: "a public client: the app id")])),
                 answers: [ok("a new access token", S.tokenAnswer, headers: noStore)],
                 oauthErrors: client + ["invalid_grant", "unauthorized_client", "unsupported_grant_type"],

@@ -32,7 +32,7 @@ extension RouteShape {
                 answers: [ok("the location", S.location)]),
             key("POST", base + "/app/:app/auth/providers/:provider/login"): RouteShape(
                 summary: "Sign in with a provider; with ?link=true and an access token, add the identity to its user",
-                query: [("link", S.oneOf(["true", "false"]), "true: link the identity to the bearer's user")],
+                query: [("link", .string, "true: link the identity to the bearer's user (any other value: a login)")],
                 body: .json(loginBody),
                 answers: [
                     ok("signed in (a link answers without refresh_token)", S.login, headers: noStore)
