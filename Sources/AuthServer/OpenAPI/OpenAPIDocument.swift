@@ -55,7 +55,9 @@ enum OpenAPIDocument {
         for q in shape.query {
             parameters.append(.b(.query(name: q.name, schema: q.schema.optionalSchemaObject(), description: q.description)))
         }
-        let credentials = route.bearer == .none ? shape.credentials : credentials(of: route.bearer)
+        // The shape's word wins: it says what the handler checks beyond the table's step (introspection
+        // takes Basic only, where the table's client step also admits a public client).
+        let credentials = shape.credentials ?? credentials(of: route.bearer)
         return OpenAPI.Operation(
             summary: shape.summary, operationId: route.handler, parameters: parameters, requestBody: requestBody(shape),
             responses: OpenAPIAnswers.responses(route, shape), security: credentials.map(securityRequirements) ?? [])

@@ -64,8 +64,9 @@ struct RouteShape: Sendable {
     var oauthErrors: [String] = []
     /// Statuses answered with a hosted page instead of an error body (the reset form, a used link).
     var pages: [Int] = []
-    /// The credentials it takes when the table applies none: alternatives, an empty one meaning
-    /// that the route may be called without any. `nil`: no credential.
+    /// The credentials it takes, where the table's bearer step does not say it all (it applies
+    /// none, or the handler is stricter): alternatives, an empty one meaning that the route may
+    /// be called without any. `nil`: as the table's bearer says.
     var credentials: [[Credential]]? = nil
     /// The names any request may be answered with before its handler runs: a body late (408) or
     /// too large (413), and 503 when the server is at `max_in_flight` or the store is down (not
