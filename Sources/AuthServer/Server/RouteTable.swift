@@ -6,6 +6,8 @@ struct RouteTable {
     let router: Router<AuthRequestContext>
     let known: KnownPaths
     let server: AuthServer
+    /// What each route added so far is, for the OpenAPI document.
+    let described = RouteDescriptions()
 
     /// The App Services base path.
     static let base = "/api/client/v2.0"
@@ -16,7 +18,8 @@ struct RouteTable {
         _ method: HTTPRequest.Method, _ path: String, bearer: AuthenticatedSession.Kind? = nil,
         _ handler: @escaping @Sendable (Request, AuthRequestContext) async throws -> Response
     ) {
-        known.add(path)
+        known.add(path, method: method)
+        described.add(RouteDescription(method, path, bearer: bearer.map { $0 == .access ? .access : .refresh } ?? .none))
         if let bearer {
             router.group().add(middleware: BearerMiddleware(server: server, kind: bearer, optional: false))
                 .on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
@@ -30,7 +33,8 @@ struct RouteTable {
         _ method: HTTPRequest.Method, _ path: String,
         _ handler: @escaping @Sendable (Request, AuthRequestContext) async throws -> Response
     ) {
-        known.add(path)
+        known.add(path, method: method)
+        described.add(RouteDescription(method, path, bearer: .optionalAccess))
         router.group().add(middleware: BearerMiddleware(server: server, kind: .access, optional: true))
             .on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
     }
@@ -47,5 +51,6 @@ extension AuthServer {
         addAPIKeyRoutes(to: routes)
         addOAuthRoutes(to: routes)
         addAccountRoutes(to: routes)
+        addOpenAPIRoute(to: routes)  // last: it describes the routes added before it
     }
 }
