@@ -114,9 +114,10 @@ struct RequestMiddleware: RouterMiddleware {
         var headers = HTTPFields()
         // RFC 9110 §15.5.6: a 405 names the methods the path takes.
         if mapping.status == 405, !allowed.isEmpty { headers[.allow] = allowed.joined(separator: ", ") }
-        if mapping.status == 429 || mapping.status == 503, let after = context.notes.retryAfter.withLock({ $0 }) {
-            headers[.retryAfter] = String(after)
-        }
+        // Every 429 says when to retry (a refusal that noted no wait of its own, the password
+        // hasher's full queue, is worth a second); a 503 only when its refusal noted one.
+        let noted = context.notes.retryAfter.withLock({ $0 })
+        if mapping.status == 429 || (mapping.status == 503 && noted != nil) { headers[.retryAfter] = String(noted ?? 1) }
         return JSONResponse.make(status: mapping.status, .object(body), headers: headers)
     }
 }
