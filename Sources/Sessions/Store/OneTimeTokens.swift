@@ -9,7 +9,7 @@ import JOSE
 /// every consumption names the purpose. New purposes are new values of this type; the stores need
 /// no change.
 public struct OneTimeTokenPurpose: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-    /// The text stored in the `purpose` column (at most 64 bytes).
+    /// The text stored in the `purpose` column.
     public var rawValue: String
 
     public init(rawValue: String) { self.rawValue = rawValue }

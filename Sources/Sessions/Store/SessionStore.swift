@@ -6,8 +6,9 @@
 /// tests them both.
 ///
 /// Drivers must run each transaction atomically and isolated enough that
-/// ``SessionStoreTransaction/spendRefreshToken(hash:at:successorHash:sealedSuccessor:)``
-/// succeeds for exactly one of any number of concurrent callers.
+/// ``SessionStoreTransaction/spendRefreshToken(hash:at:successorHash:sealedSuccessor:)`` and
+/// ``SessionStoreTransaction/consumeOneTimeToken(purpose:hash:app:at:)`` succeed for exactly
+/// one of any number of concurrent callers.
 public protocol SessionStore: Sendable {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws
     /// (the error is rethrown unchanged).
