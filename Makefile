@@ -12,9 +12,14 @@ SWIFT ?= swift
 APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind python3-pip curl jq \
 	chromium chromium-driver
 # joserfc: the interop tests' independent JOSE; authlib: a real OAuth 2.0 client against tokentool serve;
-# selenium drives Chromium through the hosted confirm and reset pages.
-PY_PACKAGES := joserfc authlib requests selenium
+# selenium drives Chromium through the hosted confirm and reset pages; openapi_spec_validator and
+# schemathesis check the server's OpenAPI document and the server against it.
+PY_PACKAGES := joserfc authlib requests selenium openapi_spec_validator schemathesis
 BIN := .build/debug/tokentool
+# Sets $$bin to the AddressSanitizer tokentool that `make test` built (building it when missing), for the
+# tests that run the server as a process.
+ASAN_TOKENTOOL = bin=$$($(SWIFT) build --sanitize=address --scratch-path .build-asan --show-bin-path)/tokentool; \
+	[ -x "$$bin" ] || $(SWIFT) build --sanitize=address --scratch-path .build-asan --product tokentool
 
 # The release tokentool (docs/performance.md, "Start-up"), built so that the loader has little to
 # do before main: the Swift runtime and libraries linked in (--static-swift-stdlib), libstdc++ too
@@ -25,7 +30,7 @@ STATIC_CXX := $(CURDIR)/.build-static-cxx
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie \
 	-Xlinker --no-export-dynamic -Xlinker -L$(STATIC_CXX)
 
-.PHONY: deps build release release-smoke demo test bench bench-server fuzz fuzz-smoke check-memory browser-test format
+.PHONY: deps build release release-smoke demo test bench bench-server fuzz fuzz-smoke check-memory browser-test openapi-test format
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -64,6 +69,7 @@ test: deps
 	@scripts/ensure-postgres.sh
 	CI=1 scripts/check-memory.sh asan
 	$(MAKE) --no-print-directory browser-test
+	$(MAKE) --no-print-directory openapi-test
 	$(MAKE) --no-print-directory fuzz-smoke
 	scripts/check-memory.sh valgrind
 	$(MAKE) --no-print-directory release-smoke
@@ -102,9 +108,18 @@ check-memory: deps
 # UI test's). A screenshot of each state lands in browser-out/.
 browser-test: deps
 	@if [ "$$TOKENTOOL_CORE_ONLY" = 1 ]; then echo "browser-test: skipped (the core-only build has no server)"; exit 0; fi; \
-	bin=$$($(SWIFT) build --sanitize=address --scratch-path .build-asan --show-bin-path)/tokentool; \
-	[ -x "$$bin" ] || $(SWIFT) build --sanitize=address --scratch-path .build-asan --product tokentool; \
+	$(ASAN_TOKENTOOL); \
 	ASAN_OPTIONS=detect_leaks=0 python3 Tests/Browser/pages_test.py "$$bin" browser-out
+
+# The server's OpenAPI document (GET /openapi.json) against the server itself (Tests/OpenAPI/check_openapi.py):
+# openapi-spec-validator checks the document, then schemathesis runs from it against a live tokentool serve on
+# 127.0.0.1 (the AddressSanitizer build, as browser-test), bounded: OPENAPI_CHECK_EXAMPLES cases per operation
+# and phase (default 25), OPENAPI_CHECK_SECONDS in all (default 150). No 5xx, every answer as documented. The
+# document, the server's log and a JUnit report land in openapi-out/.
+openapi-test: deps
+	@if [ "$$TOKENTOOL_CORE_ONLY" = 1 ]; then echo "openapi-test: skipped (the core-only build has no server)"; exit 0; fi; \
+	$(ASAN_TOKENTOOL); \
+	ASAN_OPTIONS=detect_leaks=0 python3 Tests/OpenAPI/check_openapi.py "$$bin" openapi-out
 
 # Applies .swift-format to Sources/, Tests/ and Package.swift (`scripts/format.sh --check` only reports).
 format:

@@ -60,6 +60,9 @@ if coreOnly {
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // The OpenAPI 3.1 document of the server (`/openapi.json`), built as values, not hand-written JSON.
+        // Without the default ExternalLoading trait: the document references nothing outside itself.
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0", traits: []),
     ]
     targets += [
         .target(
@@ -104,6 +107,7 @@ if coreOnly {
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -169,6 +173,9 @@ if coreOnly {
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),  // the fault tests read the store's file
+                // OpenAPITests builds the route table on a router and reads the served document back.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
             ],
             swiftSettings: strict),
         .testTarget(

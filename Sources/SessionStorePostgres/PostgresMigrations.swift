@@ -110,6 +110,7 @@ enum PostgresMigrations {
         addApps,
         accountsBeforeUsers,
         apiKeyObjectIDs,
+        oneTimeTokens,
     ]
 }
 
@@ -245,5 +246,36 @@ extension PostgresMigrations {
             """,
             "ALTER TABLE sessions ADD COLUMN api_key_id TEXT",
             "CREATE INDEX sessions_api_key ON sessions(api_key_id)",
+        ])
+}
+
+extension PostgresMigrations {
+    /// Step 12: one table of one-time tokens; every row of `account_tokens` moves over (its
+    /// account's app, its account as the subject, its token id in the payload) and the old table
+    /// is dropped.
+    static let oneTimeTokens = SchemaMigration(
+        version: 12, name: "add_one_time_tokens",
+        statements: [
+            """
+            CREATE TABLE one_time_tokens (
+                purpose TEXT NOT NULL,
+                hash TEXT NOT NULL,
+                app TEXT NOT NULL DEFAULT '',
+                subject TEXT NOT NULL,
+                payload TEXT NOT NULL DEFAULT '',
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                used_at BIGINT,
+                PRIMARY KEY (purpose, hash))
+            """,
+            "CREATE INDEX one_time_tokens_subject ON one_time_tokens(app, subject, purpose)",
+            "CREATE INDEX one_time_tokens_expiry ON one_time_tokens(expires_at)",
+            "CREATE INDEX one_time_tokens_used ON one_time_tokens(used_at)",
+            """
+            INSERT INTO one_time_tokens (purpose, hash, app, subject, payload, created_at, expires_at, used_at)
+            SELECT t.purpose, t.hash, a.app, t.account_id, jsonb_build_object('tokenId', t.token_id)::text, t.created_at, t.expires_at, t.used_at
+            FROM account_tokens t JOIN accounts a ON a.id = t.account_id
+            """,
+            "DROP TABLE account_tokens",
         ])
 }

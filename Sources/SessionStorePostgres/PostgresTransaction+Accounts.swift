@@ -1,7 +1,7 @@
 import PostgresNIO
 import Sessions
 
-/// Accounts, their tokens and throttle events in PostgreSQL.
+/// Accounts and throttle events in PostgreSQL.
 extension PostgresTransaction {
     private func run(_ query: PostgresQuery) async throws -> [PostgresRow] {
         try await PostgresSessionStore.run(connection, query, location: location, logger: logger)
@@ -66,49 +66,6 @@ extension PostgresTransaction {
         try await !run("UPDATE accounts SET confirmed_at = \(time) WHERE id = \(id) AND confirmed_at IS NULL RETURNING id").isEmpty
     }
 
-    func insertAccountToken(_ t: AccountTokenRecord) async throws {
-        _ = try await run(
-            """
-            INSERT INTO account_tokens (hash, token_id, account_id, purpose, created_at, expires_at, used_at)
-            VALUES (\(t.hash), \(t.tokenID), \(t.accountID), \(t.purpose.rawValue), \(t.createdAt), \(t.expiresAt), \(t.usedAt))
-            """)
-    }
-
-    func expireAccountTokens(accountID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> Int {
-        try await run(
-            """
-            UPDATE account_tokens SET expires_at = \(time)
-            WHERE account_id = \(accountID) AND purpose = \(purpose.rawValue) AND used_at IS NULL AND expires_at > \(time) RETURNING hash
-            """
-        ).count
-    }
-
-    func spendAccountToken(hash: String, tokenID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> AccountTokenRecord? {
-        // READ COMMITTED: a concurrent spender blocks on the row, then re-checks `used_at IS NULL`.
-        try await run(
-            """
-            UPDATE account_tokens SET used_at = \(time)
-            WHERE hash = \(hash) AND token_id = \(tokenID) AND purpose = \(purpose.rawValue) AND used_at IS NULL AND expires_at > \(time)
-            RETURNING hash, token_id, account_id, purpose, created_at, expires_at, used_at
-            """
-        ).first.flatMap(Self.token)
-    }
-
-    func accountToken(hash: String) async throws -> AccountTokenRecord? {
-        try await run(
-            """
-            SELECT hash, token_id, account_id, purpose, created_at, expires_at, used_at FROM account_tokens WHERE hash = \(hash)
-            """
-        ).first.flatMap(Self.token)
-    }
-
-    private static func token(_ r: PostgresRow) throws -> AccountTokenRecord? {
-        let (h, id, account, purpose, created, expires, used) = try r.decode((String, String, String, String, Int64, Int64, Int64?).self)
-        return AccountTokenRecord.Purpose(rawValue: purpose).map {
-            AccountTokenRecord(hash: h, tokenID: id, accountID: account, purpose: $0, createdAt: created, expiresAt: expires, usedAt: used)
-        }
-    }
-
     func lockThrottleKey(_ key: String) async throws {
         // Two instances counting the same key queue here; the lock ends with the transaction.
         _ = try await run("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 7305196519))")
@@ -127,7 +84,6 @@ extension PostgresTransaction {
 
     func purgeAccounts(now: Int64) async throws -> Int {
         let events = try await run("DELETE FROM throttle_events WHERE expires_at <= \(now) RETURNING key").count
-        let tokens = try await run("DELETE FROM account_tokens WHERE used_at IS NOT NULL OR expires_at <= \(now) RETURNING hash").count
-        return events + tokens
+        return try await events + deleteOneTimeTokens(endedBefore: now)
     }
 }

@@ -41,6 +41,12 @@ extension PostgresTransaction {
             UPDATE accounts a SET app = \(app) WHERE a.app = '' AND a.user_id IN (SELECT id FROM users WHERE app = \(app))
               AND NOT EXISTS (SELECT 1 FROM accounts o WHERE o.app = \(app) AND o.email_key = a.email_key)
             """)
+        // The confirm and reset tokens of the accounts that moved follow them.
+        _ = try await q(
+            """
+            UPDATE one_time_tokens SET app = \(app) WHERE app = '' AND purpose IN ('confirm', 'reset')
+              AND subject IN (SELECT id FROM accounts WHERE app = \(app))
+            """)
         return moved
     }
 

@@ -1,7 +1,7 @@
 import SQLiteNIO
 import Sessions
 
-/// Accounts, their tokens and throttle events in SQLite. `BEGIN IMMEDIATE` holds the database's
+/// Accounts and throttle events in SQLite. `BEGIN IMMEDIATE` holds the database's
 /// write lock for the whole transaction, so a count and the insert after it are never interleaved.
 extension SQLiteTransaction {
     private static let accountColumns = "id, user_id, email, email_key, password_hash, confirmed_at, created_at, app"
@@ -65,48 +65,6 @@ extension SQLiteTransaction {
         ).isEmpty
     }
 
-    func insertAccountToken(_ t: AccountTokenRecord) async throws {
-        try await store.rows(
-            """
-            INSERT INTO account_tokens (hash, token_id, account_id, purpose, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .text(t.hash), .text(t.tokenID), .text(t.accountID), .text(t.purpose.rawValue), .int(t.createdAt), .int(t.expiresAt),
-                .opt(t.usedAt),
-            ])
-    }
-
-    func expireAccountTokens(accountID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> Int {
-        try await store.rows(
-            "UPDATE account_tokens SET expires_at = ? WHERE account_id = ? AND purpose = ? AND used_at IS NULL AND expires_at > ? RETURNING hash",
-            [.int(time), .text(accountID), .text(purpose.rawValue), .int(time)]
-        ).count
-    }
-
-    func spendAccountToken(hash: String, tokenID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> AccountTokenRecord? {
-        try await store.rows(
-            """
-            UPDATE account_tokens SET used_at = ?
-            WHERE hash = ? AND token_id = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?
-            RETURNING \(Self.tokenColumns)
-            """, [.int(time), .text(hash), .text(tokenID), .text(purpose.rawValue), .int(time)]
-        ).first.flatMap(Self.token)
-    }
-
-    func accountToken(hash: String) async throws -> AccountTokenRecord? {
-        try await store.rows("SELECT \(Self.tokenColumns) FROM account_tokens WHERE hash = ?", [.text(hash)]).first.flatMap(Self.token)
-    }
-
-    private static let tokenColumns = "hash, token_id, account_id, purpose, created_at, expires_at, used_at"
-
-    private static func token(_ r: SQLiteRow) -> AccountTokenRecord? {
-        AccountTokenRecord.Purpose(rawValue: r.string("purpose")).map {
-            AccountTokenRecord(
-                hash: r.string("hash"), tokenID: r.string("token_id"), accountID: r.string("account_id"), purpose: $0,
-                createdAt: r.int("created_at"), expiresAt: r.int("expires_at"), usedAt: r.optInt("used_at"))
-        }
-    }
-
     func lockThrottleKey(_ key: String) async throws {}
 
     func throttleEvents(key: String, since: Int64) async throws -> (count: Int, oldest: Int64?) {
@@ -123,10 +81,6 @@ extension SQLiteTransaction {
 
     func purgeAccounts(now: Int64) async throws -> Int {
         let events = try await store.rows("DELETE FROM throttle_events WHERE expires_at <= ? RETURNING key", [.int(now)]).count
-        let tokens = try await store.rows(
-            "DELETE FROM account_tokens WHERE used_at IS NOT NULL OR expires_at <= ? RETURNING hash",
-            [.int(now)]
-        ).count
-        return events + tokens
+        return try await events + deleteOneTimeTokens(endedBefore: now)
     }
 }

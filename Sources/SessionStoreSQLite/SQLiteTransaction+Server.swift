@@ -37,6 +37,12 @@ extension SQLiteTransaction {
             UPDATE accounts SET app = ? WHERE app = '' AND user_id IN (SELECT id FROM users WHERE app = ?)
               AND NOT EXISTS (SELECT 1 FROM accounts o WHERE o.app = ? AND o.email_key = accounts.email_key)
             """, [.text(app), .text(app), .text(app)])
+        // The confirm and reset tokens of the accounts that moved follow them.
+        _ = try await q(
+            """
+            UPDATE one_time_tokens SET app = ? WHERE app = '' AND purpose IN ('confirm', 'reset')
+              AND subject IN (SELECT id FROM accounts WHERE app = ?)
+            """, [.text(app), .text(app)])
         return moved
     }
 

@@ -1,4 +1,4 @@
-import AuthServer
+@testable import AuthServer
 import Foundation
 import JOSE
 import Testing
@@ -64,7 +64,7 @@ struct ExpiredLinkTests {
         let c = try ServerConfig.parse(
             #"{"public_url":"https://a.example","apps":{"a":{"providers":{"local-userpass":{"confirm_token_ttl":"2d","reset_token_ttl":"10m"}}}}}"#,
             directory: "/srv")
-        guard case .localUserpass(let l)? = c.apps["a"]?.providers["local-userpass"] else { Issue.record("no local-userpass"); return }
+        guard let l = c.apps["a"]?.providers["local-userpass"]?.config(of: UserpassLogin.self) else { Issue.record("no local-userpass"); return }
         #expect(l.confirmTokenTTL == 2 * 86_400 && l.resetTokenTTL == 600)
     }
 }

@@ -28,6 +28,13 @@ struct SkeletonTests {
 
             let wrongMethod = try await s.call(.DELETE, LiveServer.base + "/app/myapp/location")
             #expect(wrongMethod.status == 405 && wrongMethod.errorCode == "MethodNotAllowed")
+            // RFC 9110 §15.5.6: a 405 names the methods the path takes.
+            #expect(wrongMethod.header("allow") == "GET")
+            let session = try await s.call(.GET, LiveServer.base + "/auth/session")
+            #expect(session.status == 405 && session.header("allow") == "DELETE, POST")
+            let keys = try await s.call(.POST, LiveServer.base + "/auth/api_keys/0123456789abcdef01234567")
+            #expect(keys.status == 405 && keys.header("allow") == "DELETE, GET")
+            #expect(noPath.header("allow") == nil)
 
             // Not public: ExposureTests shows who gets it.
             #expect(try await s.call(.GET, "/metrics").status == 404)

@@ -102,4 +102,53 @@ struct StoreUpgradeTests {
             }
         }
     }
+
+    @Test(
+        "schema 8 confirm and reset links (account_tokens) still work after steps 9 to 12 (one_time_tokens) and the app's adoption",
+        arguments: StoreKind.available)
+    func upgradeKeepsMailedLinks(kind: StoreKind) async throws {
+        let hash = try await PasswordHasher(parameters: Scrypt.Parameters(logN: 10, r: 8, p: 1)).hash("old password").encoded
+        let reset = try RefreshToken.generate(), used = try RefreshToken.generate(), confirm = try RefreshToken.generate()
+        try await Harness.withStore(kind, migratingTo: 8) { old in
+            for sql in [
+                "INSERT INTO users (id, created_at) VALUES ('u1', 100), ('u2', 100)",
+                """
+                INSERT INTO identities (provider, issuer, subject, user_id, email, email_verified, profile, created_at) VALUES
+                  ('local-userpass', '', 'old@example.com', 'u1', 'old@example.com', TRUE, NULL, 100),
+                  ('local-userpass', '', 'new@example.com', 'u2', 'new@example.com', FALSE, NULL, 100)
+                """,
+                """
+                INSERT INTO accounts (user_id, email, email_key, password_hash, confirmed_at, created_at) VALUES
+                  ('u1', 'old@example.com', 'old@example.com', '\(hash)', 100, 100), ('u2', 'new@example.com', 'new@example.com', '\(hash)', NULL, 100)
+                """,
+                """
+                INSERT INTO account_tokens (hash, token_id, user_id, purpose, created_at, expires_at, used_at) VALUES
+                  ('\(OneTimeToken.hash(reset))', 'tid-r', 'u1', 'reset', 100, 4000000000, NULL),
+                  ('\(OneTimeToken.hash(used))', 'tid-u', 'u1', 'reset', 100, 4000000000, 150),
+                  ('\(OneTimeToken.hash(confirm))', 'tid-c', 'u2', 'confirm', 100, 4000000000, NULL)
+                """,
+            ] { try await old.executeRaw(sql) }
+            try await old.store.close()
+
+            let apps = #"{ "myapp": { "providers": { "local-userpass": {} } } }"#
+            try await LiveServer.with(kind, apps: apps, store: old.location) { s in
+                let prefix = LiveServer.base + "/app/myapp/auth/providers/local-userpass"
+                // A used link stays refused (the start's sweep may already have removed it).
+                let spent = try await s.call(.POST, prefix + "/reset", body: #"{"token":"\#(used)","tokenId":"tid-u","password":"other password"}"#)
+                #expect(spent.status == 400 && spent.errorCode == "UserpassTokenInvalid", "\(spent.body)")
+                let form = try await s.call(.GET, "/app/myapp/reset?token=\(reset)&tokenId=tid-r")
+                #expect(form.status == 200 && form.body.contains("<form"), "\(form.body)")
+                let posted = try await s.call(
+                    .POST, "/app/myapp/reset", body: "token=\(reset)&tokenId=tid-r&password=new+password&confirm=new+password",
+                    headers: [("Content-Type", "application/x-www-form-urlencoded")])
+                #expect(posted.status == 200 && posted.body.contains("Your password was changed"), "\(posted.body)")
+                let login = try await s.call(.POST, prefix + "/login", body: #"{"username":"old@example.com","password":"new password"}"#)
+                #expect(login.status == 200 && login["user_id"] == "u1", "\(login.body)")
+                let confirmed = try await s.call(.POST, prefix + "/confirm", body: #"{"token":"\#(confirm)","tokenId":"tid-c"}"#)
+                #expect(confirmed.status == 204, "\(confirmed.body)")
+                let again = try await s.call(.POST, prefix + "/confirm", body: #"{"token":"\#(confirm)","tokenId":"tid-c"}"#)
+                #expect(again.status == 400 && again.errorCode == "UserpassTokenInvalid", "\(again.body)")
+            }
+        }
+    }
 }

@@ -146,7 +146,7 @@ import Testing
             // Tokens are stored hashed: the raw token appears nowhere.
             #expect(
                 try await t.store.transaction { tx in
-                    try await tx.spendAccountToken(hash: erin.token, tokenID: erin.tokenID, purpose: .confirm, at: 0)
+                    try await tx.consumeOneTimeToken(purpose: .confirm, hash: erin.token, app: "", at: 0)
                 } == nil)
         }
     }

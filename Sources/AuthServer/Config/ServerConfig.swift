@@ -53,6 +53,10 @@ public struct ServerConfig: Sendable {
     public var providerTimeout: Int64 = 5
     /// OAuth clients (introspection, revocation) by id, with their secrets.
     public var clients: [String: ClientConfig]
+    /// OpenID Connect clients (`clients` entries with `redirect_uris`) by id.
+    public var oidcClients: [String: OIDCClientConfig] = [:]
+    /// `public_url` as the file spells it (a trailing slash kept): the OpenID issuer is exactly this.
+    var configuredPublicURL: String?
     /// The folder relative paths were resolved against.
     public var directory: String
 
@@ -134,6 +138,7 @@ public struct ServerConfig: Sendable {
         else {
             throw top.error("public_url", "must be an absolute http or https URL without query or fragment")
         }
+        config.configuredPublicURL = config.publicURL
         while config.publicURL.hasSuffix("/") { config.publicURL.removeLast() }
         config.store = config.resolve(try top.string("store") ?? "tokentool.sqlite")
         config.masterKeyFile = try top.string("master_key_file").map(config.resolve)
@@ -187,6 +192,11 @@ public struct ServerConfig: Sendable {
         if var c = try top.object("clients") {
             for id in c.memberNames {
                 guard var client = try c.object(id) else { throw c.error(id, "must be an object") }
+                if let oidc = try OIDCClientConfig.read(id: id, &client, config: config) {
+                    try client.finish()
+                    config.oidcClients[id] = oidc
+                    continue
+                }
                 let file = config.resolve(try client.requiredString("secret_file"))
                 let secret = try ConfigSecret.read(file, what: client.path("secret_file"))
                 try client.finish()
@@ -203,6 +213,7 @@ public struct ServerConfig: Sendable {
         }
         try apps.finish()
         guard !config.apps.isEmpty else { throw top.error("apps", "at least one app is required") }
+        try config.checkOIDCClients()
         try top.finish()
         return config
     }

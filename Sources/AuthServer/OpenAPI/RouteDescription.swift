@@ -20,7 +20,8 @@ struct RouteDescription: Sendable, Hashable {
     /// The path with `:name` parameters, e.g. `/api/client/v2.0/app/:app/auth/session`.
     let path: String
     let bearer: Bearer
-    /// The limits the table applies, in order, by their config names (e.g. `login_per_address`).
+    /// Every limit the route counts, by config name (e.g. `login_per_address`), in the order they
+    /// are counted: the table's (per client address) and those its handler counts (an email's, a token's).
     let throttles: [String]
     /// The handler's name, the document's `operationId`.
     let handler: String

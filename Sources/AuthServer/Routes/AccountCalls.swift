@@ -66,7 +66,7 @@ extension AccountRoutes {
     /// The app's accounts and its `custom-function` provider, or `function_not_configured`.
     private func userpassFunction(_ context: AuthRequestContext) throws -> (AppAccounts, CustomFunctionProvider) {
         let accounts = try server.userpass(context)
-        guard let function = server.providers[accounts.appID]?.customFunction else {
+        guard let function = server.loginMethods[accounts.appID]?.method(CustomFunctionLogin.self)?.provider else {
             throw TokenError(
                 .functionNotConfigured,
                 "confirm/call and reset/call need the app's custom-function provider (its url and secret_file)")

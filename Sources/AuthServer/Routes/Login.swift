@@ -10,49 +10,32 @@ struct LoginRoutes: Sendable {
     func login(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
         let app = try server.pathApp(context)
         let provider = try context.parameters.require("provider")
-        guard app.config.providers[provider] != nil, let providers = server.providers[app.config.id] else {
+        guard let method = server.loginMethods[app.config.id]?.method(named: provider) else {
             throw TokenError(.providerNotFound, "the app has no \(provider.prefix(64)) provider")
         }
         let body = try await RequestJSON.read(request, context: context)
         let device = try Device(body, unixSeconds: Int64(app.sessions.configuration.clock.now().timeIntervalSince1970))
         try await server.throttle("login_addr:" + (context.clientAddress ?? ""), server.config.limits.loginPerAddress, context)
-        if provider == "anon-user" {
-            try await server.throttle("anon_addr:" + (context.clientAddress ?? ""), server.config.limits.anonymousPerAddress, context)
+        for throttle in type(of: method).throttles {
+            try await server.throttle(throttle.name + ":" + (context.clientAddress ?? ""), throttle.limit(server.config.limits), context)
         }
         let link = request.uri.queryParameters.get("link") == "true"
         if link, context.session == nil { throw TokenError(.invalidSession, "linking needs an access token") }
-        // An email/password account is joined to the bearer's user by its login itself.
-        let credential: LoginProviders.Credential =
-            provider == "local-userpass"
-            ? .user(try await server.userpassLogin(body, context, linkingTo: link ? context.session?.userID : nil))
-            : try await providers.credential(provider, body: body, sessions: app.sessions)
+        let bearer = link ? context.session : nil
+        let proof = try await AppLoginMethods.authenticate(
+            method, LoginRequest(body: body, sessions: app.sessions, linkingTo: bearer?.userID, server: server, context: context))
 
-        if link, let session = context.session {
-            switch credential {
-            case .identity(let identity, let keep):
-                try await app.sessions.link(identity, to: session.userID)
-                if let keep { try await app.sessions.keepProviderToken(keep, provider: identity.provider, subject: identity.subject) }
-            case .user: break
-            case .apiKey: throw TokenError(.invalidParameter, "an \(provider) credential cannot be linked")
-            }
-            let access = try await app.sessions.accessToken(forSession: session.sessionID, userID: session.userID)
+        if let session = bearer {
+            let linked = try await Authentication.link(proof, method: type(of: method), to: session.userID, sessions: app.sessions)
+            let access = try await server.continueSession(session, after: linked, app: app)
             // The bearer's session goes on, on its own device.
             let deviceID = try await app.sessions.session(id: session.sessionID)?.deviceID ?? device.id
             return JSONResponse.ok(
                 ["access_token": .string(access), "user_id": .string(session.userID), "device_id": .string(deviceID)],
                 noStore: true)
         }
-
-        let tokens: TokenPair
-        switch credential {
-        case .identity(let identity, let keep):
-            tokens = try await app.sessions.signIn(with: identity, clientID: app.config.id, device: device.json).tokens
-            if let keep { try await app.sessions.keepProviderToken(keep, provider: identity.provider, subject: identity.subject) }
-        case .user(let userID):
-            tokens = try await app.sessions.issueTokens(userID: userID, clientID: app.config.id, device: device.json)
-        case .apiKey(let userID, let keyID):
-            tokens = try await app.sessions.issueTokens(userID: userID, clientID: app.config.id, device: device.json, apiKeyID: keyID)
-        }
+        let authentication = try await Authentication.signIn(proof, method: provider, sessions: app.sessions)
+        let tokens = try await server.issueSession(authentication, app: app, device: device)
         return JSONResponse.ok(
             [
                 "access_token": .string(tokens.accessToken), "refresh_token": .string(tokens.refreshToken),

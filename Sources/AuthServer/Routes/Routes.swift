@@ -61,13 +61,14 @@ extension RouteTable {
         Row(.get, "/app/:app/confirm", "confirmPage") { .plain($0.pages.confirm) },
         Row(.get, "/app/:app/reset", "resetPage") { .plain($0.pages.resetForm) },
         Row(.post, "/app/:app/reset", throttles: reset, "resetPageForm") { .plain($0.pages.reset) },
+        Row(.get, "/openapi.json", "openAPIDocument") { .plain($0.openAPI.document) },  // this table, as OpenAPI 3.1
     ]
 }
 
 /// The route groups, each holding what its handlers use.
 struct RouteGroups: Sendable {
     let health: HealthRoutes, location: LocationRoutes, login: LoginRoutes, sessions: SessionRoutes, profile: ProfileRoutes
-    let apiKeys: APIKeyRoutes, oauth: OAuthRoutes, accounts: AccountRoutes, pages: AccountPageRoutes
+    let apiKeys: APIKeyRoutes, oauth: OAuthRoutes, accounts: AccountRoutes, pages: AccountPageRoutes, openAPI: OpenAPIRoutes
 
     init(server: AuthServer) {
         health = HealthRoutes(store: server.store, metrics: server.metrics, token: server.config.metricsToken)
@@ -79,5 +80,6 @@ struct RouteGroups: Sendable {
         oauth = OAuthRoutes(server: server)
         accounts = AccountRoutes(server: server)
         pages = AccountPageRoutes(server: server)
+        openAPI = OpenAPIRoutes(config: server.config, logger: server.logger)
     }
 }

@@ -7,11 +7,11 @@ extension AuthServer {
     /// What follows a deletion without holding up the answer: Apple refresh tokens revoked at
     /// Apple, the `user_deleted` webhook told; both through the background queue (retried, logged).
     func afterDeletion(userID: String, app: AppRuntime, providerTokens: [(provider: String, token: String)]) {
-        if let providers = providers[app.config.id], let apple = providers.apple {
-            for (provider, stored) in providerTokens where provider == "oauth2-apple" {
-                let kept = KeptProviderToken(stored: stored, orIssuedTo: providers.appleClientID)
+        if let apple = loginMethods[app.config.id]?.method(AppleLogin.self) {
+            for (provider, stored) in providerTokens where provider == AppleLogin.name {
+                let kept = KeptProviderToken(stored: stored, orIssuedTo: apple.clientID)
                 background.add("apple token revocation", app: app.config.id) {
-                    try await apple.revoke(token: kept.token, clientID: kept.clientID)
+                    try await apple.provider.revoke(token: kept.token, clientID: kept.clientID)
                 }
             }
         }

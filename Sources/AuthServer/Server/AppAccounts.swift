@@ -15,7 +15,7 @@ struct AppAccounts: Sendable {
     static func make(
         app: AppConfig, sessions: SessionManager, hasher: PasswordHasher, newPasswords: PasswordHasher, transport: any HTTPTransport
     ) throws -> AppAccounts? {
-        guard case .localUserpass(let l)? = app.providers["local-userpass"] else { return nil }
+        guard let l = app.providers[UserpassLogin.name]?.config(of: UserpassLogin.self) else { return nil }
         var policy = AccountPolicy(minPasswordLength: Int(l.minPasswordLength), autoConfirm: l.autoConfirm)
         policy.hashParameters = hasher.parameters
         policy.confirmTokenLifetime = l.confirmTokenTTL

@@ -34,8 +34,8 @@ public struct AuthServer: Sendable {
     let sharedSessions: SessionManager
     /// The file of a master key this start created beside the SQLite store, if it did.
     public let createdMasterKeyFile: String?
-    /// Each app's identity providers.
-    let providers: [String: LoginProviders]
+    /// Each app's login methods.
+    let loginMethods: [String: AppLoginMethods]
     /// Each app's `local-userpass` provider (apps without one are absent).
     let accounts: [String: AppAccounts]
     /// The HTTP client of the providers (and webhooks); shut down by ``close()``.
@@ -72,7 +72,7 @@ public struct AuthServer: Sendable {
         let transport = AsyncHTTPClientTransport()
         do {
             var apps: [String: AppRuntime] = [:]
-            var providers: [String: LoginProviders] = [:]
+            var loginMethods: [String: AppLoginMethods] = [:]
             var accounts: [String: AppAccounts] = [:]
             let hasher = try PasswordHasher()  // one for the server: its bound holds across apps
             // New passwords (registrations, resets: callers who proved nothing yet) hash one at a
@@ -90,7 +90,7 @@ public struct AuthServer: Sendable {
                 apps[id] = AppRuntime(config: app, sessions: SessionManager(store: store, configuration: s))
                 accounts[id] = try AppAccounts.make(
                     app: app, sessions: apps[id]!.sessions, hasher: hasher, newPasswords: newPasswords, transport: transport)
-                do { providers[id] = try LoginProviders(app: app, config: config, transport: transport) } catch let e as TokenError {
+                do { loginMethods[id] = try AppLoginMethods(app: app, config: config, transport: transport) } catch let e as TokenError {
                     throw TokenError(.invalidConfiguration, "apps.\(id).providers: \(e.message)")
                 }
             }
@@ -106,7 +106,7 @@ public struct AuthServer: Sendable {
             if adopted > 0 { logger.notice("users of earlier releases joined their app", metadata: ["users": .stringConvertible(adopted)]) }
             return AuthServer(
                 config: config, store: store, apps: apps, appIDs: Set(apps.keys), sharedSessions: sharedSessions,
-                createdMasterKeyFile: created, providers: providers,
+                createdMasterKeyFile: created, loginMethods: loginMethods,
                 accounts: accounts, transport: transport, metrics: ServerMetrics(), logger: logger, background: BackgroundQueue(logger: logger),
                 inFlight: InFlightLimit(limit: config.maxInFlight),
                 connections: ConnectionCounter(

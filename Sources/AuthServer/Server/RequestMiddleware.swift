@@ -69,6 +69,7 @@ struct RequestMiddleware: RouterMiddleware {
     func errorResponse(_ error: any Error, request: Request, context: Context) -> Response {
         var mapping: ErrorMapping
         var message: String
+        var allowed: [String] = []
         switch error {
         case let e as TokenError:
             mapping = ErrorMapping.of(e.code)
@@ -88,8 +89,9 @@ struct RequestMiddleware: RouterMiddleware {
             }
         case let e as any HTTPResponseError:
             mapping = ErrorMapping.of(status: Int(e.status.code))
-            if mapping.status == 404, known.matchesAnotherMethod(request.uri.path) {
-                mapping = ErrorMapping.of(status: 405)
+            if mapping.status == 404 {
+                allowed = known.methods(matching: request.uri.path)
+                if !allowed.isEmpty { mapping = ErrorMapping.of(status: 405) }
             }
             switch mapping.status {
             case 404: message = "no route has this path"
@@ -110,25 +112,31 @@ struct RequestMiddleware: RouterMiddleware {
             "link": .string(server.config.publicURL + "/errors#" + mapping.name),
         ]
         var headers = HTTPFields()
-        if mapping.status == 429 || mapping.status == 503, let after = context.notes.retryAfter.withLock({ $0 }) {
-            headers[.retryAfter] = String(after)
-        }
+        // RFC 9110 §15.5.6: a 405 names the methods the path takes.
+        if mapping.status == 405, !allowed.isEmpty { headers[.allow] = allowed.joined(separator: ", ") }
+        // Every 429 says when to retry (a refusal that noted no wait of its own, the password
+        // hasher's full queue, is worth a second); a 503 only when its refusal noted one.
+        let noted = context.notes.retryAfter.withLock({ $0 })
+        if mapping.status == 429 || (mapping.status == 503 && noted != nil) { headers[.retryAfter] = String(noted ?? 1) }
         return JSONResponse.make(status: mapping.status, .object(body), headers: headers)
     }
 }
 
-/// The path patterns routes were added with, so that a router miss on a known path is a 405.
+/// The path patterns routes were added with and their methods, so that a router miss on a known
+/// path is a 405 naming the methods it takes.
 final class KnownPaths: Sendable {
-    private let patterns = Mutex<[[Substring]]>([])
+    private let patterns = Mutex<[(parts: [Substring], method: String)]>([])
 
-    func add(_ pattern: String) {
-        patterns.withLock { $0.append(pattern.split(separator: "/")) }
+    func add(_ pattern: String, method: HTTPRequest.Method) {
+        patterns.withLock { $0.append((pattern.split(separator: "/"), method.rawValue)) }
     }
 
-    func matchesAnotherMethod(_ path: String) -> Bool {
+    /// The methods of the patterns `path` matches, sorted; none for a path no route has.
+    func methods(matching path: String) -> [String] {
         let parts = path.split(separator: "/")
-        return patterns.withLock { all in
-            all.contains { p in p.count == parts.count && zip(p, parts).allSatisfy { $0.hasPrefix(":") || $0 == $1 } }
+        let methods = patterns.withLock { all in
+            all.filter { p in p.parts.count == parts.count && zip(p.parts, parts).allSatisfy { $0.hasPrefix(":") || $0 == $1 } }.map(\.method)
         }
+        return Set(methods).sorted()
     }
 }

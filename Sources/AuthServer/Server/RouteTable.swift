@@ -49,7 +49,7 @@ struct RouteTable {
     }
 
     private func add(_ row: Row, handler: RouteHandler) {
-        known.add(row.path)
+        known.add(row.path, method: row.method)
         let server = self.server, throttles = row.throttles.filter(\.byTable)
         let bearer = BearerCheck(server: server)
         let run: @Sendable (Request, AuthRequestContext) async throws -> Response

@@ -102,14 +102,15 @@ extension AccountManager {
     /// A token for an email with no account to act on: made as a real one is, never stored, so
     /// `confirm` and `reset` refuse it as `userpass_token_invalid`.
     private func decoy(_ purpose: AccountTokenRecord.Purpose, email: String, lifetime: Int64) throws -> AccountToken {
-        try AccountToken.make(purpose: purpose, email: email, now: sessions.configuration.now, lifetime: lifetime)
+        try AccountToken.decoy(purpose: purpose, email: email, now: sessions.configuration.now, lifetime: lifetime)
     }
 
     /// Spends `token` without acting on it (the function refused): it cannot be used later.
     private func discard(_ token: AccountToken) async throws {
         let now = sessions.configuration.now
+        let app = sessions.configuration.app
         _ = try await sessions.store.transaction { tx in
-            try await tx.spendAccountToken(hash: AccountToken.hash(token.token), tokenID: token.tokenID, purpose: token.purpose, at: now)
+            try await tx.consumeOneTimeToken(purpose: token.purpose.oneTime, hash: OneTimeToken.hash(token.token), app: app, at: now)
         }
     }
 }

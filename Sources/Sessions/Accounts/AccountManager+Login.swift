@@ -72,16 +72,14 @@ extension AccountManager {
     /// read without spending it; `nil` for any other.
     func tokenRecord(token: String, tokenID: String, purpose: AccountTokenRecord.Purpose) async throws -> AccountTokenRecord? {
         guard (1...128).contains(token.utf8.count), (1...128).contains(tokenID.utf8.count) else { return nil }
-        let hash = AccountToken.hash(token)
         let app = sessions.configuration.app
         let found = try await sessions.store.transaction { tx -> AccountTokenRecord? in
-            guard let record = try await tx.accountToken(hash: hash), try await tx.account(id: record.accountID, forUpdate: false)?.app == app else {
-                return nil
-            }
+            guard let stored = try await tx.lookUpOneTimeToken(token, purpose: purpose.oneTime, app: app), let record = AccountTokenRecord(stored),
+                try await tx.account(id: record.accountID, forUpdate: false)?.app == app
+            else { return nil }
             return record
         }
-        guard let record = found, record.purpose == purpose, ConstantTime.equals(Array(record.tokenID.utf8), Array(tokenID.utf8))
-        else { return nil }
+        guard let record = found, ConstantTime.equals(Array(record.tokenID.utf8), Array(tokenID.utf8)) else { return nil }
         return record
     }
 }

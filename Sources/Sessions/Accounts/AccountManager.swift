@@ -63,26 +63,18 @@ public struct AccountManager: Sendable {
         let now = sessions.configuration.now
         let app = sessions.configuration.app
         let autoConfirm = policy.autoConfirm
-        let issued =
-            autoConfirm
-            ? nil
-            : try AccountToken.make(
-                purpose: .confirm, email: email, now: now,
-                lifetime: policy.confirmTokenLifetime)
+        let lifetime = policy.confirmTokenLifetime
         for _ in 0..<3 {
             let accountID = try SessionManager.newUserID()
             do {
                 return try await sessions.store.transaction { tx in
                     if let existing = try await tx.account(app: app, emailKey: key) { return .taken(email: existing.email) }
-                    guard
-                        try await tx.insertAccount(
-                            AccountRecord(
-                                id: accountID, userID: nil, email: email, emailKey: key, passwordHash: hash,
-                                confirmedAt: autoConfirm ? now : nil, createdAt: now, app: app))
-                    else { throw AccountRaceLost() }
-                    guard var token = issued else { return .created(accountID: accountID, confirmation: nil) }
-                    token.accountID = accountID
-                    try await tx.insertAccountToken(token.record)
+                    let account = AccountRecord(
+                        id: accountID, userID: nil, email: email, emailKey: key, passwordHash: hash,
+                        confirmedAt: autoConfirm ? now : nil, createdAt: now, app: app)
+                    guard try await tx.insertAccount(account) else { throw AccountRaceLost() }
+                    if autoConfirm { return .created(accountID: accountID, confirmation: nil) }
+                    let token = try await AccountToken.issue(tx, purpose: .confirm, account: account, now: now, lifetime: lifetime)
                     return .created(accountID: accountID, confirmation: token)
                 }
             } catch is AccountRaceLost {
@@ -163,30 +155,27 @@ public struct AccountManager: Sendable {
         guard (try? PasswordRule.checkEmail(email)) != nil else { return nil }
         let key = PasswordRule.emailKey(email)
         let now = sessions.configuration.now
-        let made = try AccountToken.make(purpose: purpose, email: email, now: now, lifetime: lifetime)
         let app = sessions.configuration.app
         return try await sessions.store.transaction { tx in
             guard let account = try await tx.account(app: app, emailKey: key), eligible(account) else { return nil }
-            var token = made
-            token.accountID = account.id
-            token.email = account.email
             // One live token per account and purpose: the newest link works, earlier ones have expired.
-            _ = try await tx.expireAccountTokens(accountID: account.id, purpose: purpose, at: now)
-            try await tx.insertAccountToken(token.record)
-            return token
+            _ = try await tx.expireOneTimeTokens(purpose: purpose.oneTime, app: account.app, subject: account.id, at: now)
+            return try await AccountToken.issue(tx, purpose: purpose, account: account, now: now, lifetime: lifetime)
         }
     }
 
-    /// Spends a token of `app`'s accounts. A token of another app's account is invalid here, and
-    /// the transaction's roll-back leaves it unspent.
+    /// Spends a token of `app`'s accounts (one conditional statement, see
+    /// ``SessionStoreTransaction/consumeOneTimeToken(purpose:hash:app:at:)``). A token whose id
+    /// does not match, or whose account is gone, is invalid here, and the transaction's roll-back
+    /// leaves it unspent.
     static func spend(
         _ tx: any SessionStoreTransaction, _ purpose: AccountTokenRecord.Purpose, token: String, tokenID: String,
         now: Int64, app: String
     ) async throws -> AccountTokenRecord {
         let invalid = TokenError(.userpassTokenInvalid, "the link is invalid, already used or expired")
         guard (1...128).contains(token.utf8.count), (1...128).contains(tokenID.utf8.count) else { throw invalid }
-        let hash = AccountToken.hash(token)
-        guard let record = try await tx.spendAccountToken(hash: hash, tokenID: tokenID, purpose: purpose, at: now),
+        guard let consumed = try await tx.consumeOneTimeToken(purpose: purpose.oneTime, hash: OneTimeToken.hash(token), app: app, at: now),
+            let record = AccountTokenRecord(consumed), ConstantTime.equals(Array(record.tokenID.utf8), Array(tokenID.utf8)),
             try await tx.account(id: record.accountID, forUpdate: false)?.app == app
         else { throw invalid }
         return record

@@ -33,7 +33,7 @@ public struct AccountPolicy: Sendable, Hashable {
 }
 
 /// A confirmation or reset token as issued: shown once (mailed or handed to the app's function),
-/// stored only as its SHA-256.
+/// stored only as its SHA-256, in the one-time-token store (``OneTimeToken``).
 public struct AccountToken: Sendable, Hashable {
     public var purpose: AccountTokenRecord.Purpose
     /// 32 random bytes, base64url: the secret half.
@@ -47,16 +47,23 @@ public struct AccountToken: Sendable, Hashable {
     public var expiresAt: Int64
     var createdAt: Int64
 
-    static func make(purpose: AccountTokenRecord.Purpose, email: String, now: Int64, lifetime: Int64) throws -> AccountToken {
-        AccountToken(
-            purpose: purpose, token: try RandomID.base64URL(bytes: 32), tokenID: try RandomID.make(),
-            accountID: "", email: email, expiresAt: now + lifetime, createdAt: now)
+    /// Issues the token of `purpose` for `account` in `tx` (stored as a one-time token of the account's app).
+    static func issue(
+        _ tx: any SessionStoreTransaction, purpose: AccountTokenRecord.Purpose, account: AccountRecord, now: Int64, lifetime: Int64
+    ) async throws -> AccountToken {
+        let tokenID = try RandomID.make()
+        let issued = try await tx.issueOneTimeToken(
+            purpose: purpose.oneTime, app: account.app, subject: account.id, payload: try AccountTokenRecord.payload(tokenID: tokenID),
+            createdAt: now, expiresAt: now + lifetime)
+        return AccountToken(
+            purpose: purpose, token: issued.token, tokenID: tokenID, accountID: account.id, email: account.email, expiresAt: now + lifetime,
+            createdAt: now)
     }
 
-    static func hash(_ token: String) -> String { Base64URL.encode(SHA2.sha256(Array(token.utf8))) }
-
-    var record: AccountTokenRecord {
-        AccountTokenRecord(
-            hash: Self.hash(token), tokenID: tokenID, accountID: accountID, purpose: purpose, createdAt: createdAt, expiresAt: expiresAt)
+    /// A token of the same shape that is never stored (for an address with no account to act on).
+    static func decoy(purpose: AccountTokenRecord.Purpose, email: String, now: Int64, lifetime: Int64) throws -> AccountToken {
+        let made = try OneTimeToken.make(purpose: purpose.oneTime, app: "", subject: "", createdAt: now, expiresAt: now + lifetime)
+        return AccountToken(
+            purpose: purpose, token: made.token, tokenID: try RandomID.make(), accountID: "", email: email, expiresAt: now + lifetime, createdAt: now)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Rows of the email/password accounts, as the stores keep them (times in Unix seconds).
 
 /// An email/password account: one per normalised email and app, registered before any user
@@ -36,11 +38,16 @@ public struct AccountRecord: Sendable, Hashable {
     }
 }
 
-/// A confirmation or reset token, known only by its SHA-256 hash.
+/// A confirmation or reset token as the accounts read it: a one-time token
+/// (``OneTimeTokenRecord``) of purpose `confirm` or `reset` whose subject is the account and
+/// whose payload carries the token's public id, `{"tokenId":"…"}`.
 public struct AccountTokenRecord: Sendable, Hashable {
     /// What a token is for; a token of one purpose never serves the other.
     public enum Purpose: String, Sendable, Hashable {
         case confirm, reset
+
+        /// The one-time-token purpose of the same name.
+        public var oneTime: OneTimeTokenPurpose { OneTimeTokenPurpose(rawValue: rawValue) }
     }
 
     /// base64url(SHA-256(token)).
@@ -62,5 +69,26 @@ public struct AccountTokenRecord: Sendable, Hashable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.usedAt = usedAt
+    }
+
+    /// The account token a one-time token is; `nil` for another purpose or a payload without a `tokenId`.
+    public init?(_ record: OneTimeTokenRecord) {
+        guard let purpose = Purpose(rawValue: record.purpose.rawValue), let tokenID = Self.tokenID(payload: record.payload) else { return nil }
+        self.init(
+            hash: record.hash, tokenID: tokenID, accountID: record.subject, purpose: purpose, createdAt: record.createdAt,
+            expiresAt: record.expiresAt, usedAt: record.usedAt)
+    }
+
+    /// The payload that carries `tokenID` (the form schema step 12 gave the tokens it moved).
+    static func payload(tokenID: String) throws -> String {
+        String(decoding: try JSONEncoder().encode(Payload(tokenId: tokenID)), as: UTF8.self)
+    }
+
+    static func tokenID(payload: String) -> String? {
+        try? JSONDecoder().decode(Payload.self, from: Data(payload.utf8)).tokenId
+    }
+
+    private struct Payload: Codable {
+        var tokenId: String
     }
 }

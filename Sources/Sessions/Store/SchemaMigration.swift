@@ -34,6 +34,7 @@ public enum SessionSchema {
         "add_apps",  // 9: users.app; identities keyed by (app, provider, issuer, subject), accounts by (app, email_key)
         "add_account_ids",  // 10: accounts.id (an account before its user), nullable unique accounts.user_id; account_tokens.account_id
         "add_api_key_object_ids",  // 11: api_keys.id as ObjectIds (existing keys given one); sessions.api_key_id
+        "add_one_time_tokens",  // 12: one_time_tokens (purpose, hash, app, subject, payload, expiry, use); account_tokens moved in, dropped
     ]
 
     /// The newest schema version this code knows.

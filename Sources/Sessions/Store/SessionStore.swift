@@ -6,8 +6,9 @@
 /// tests them both.
 ///
 /// Drivers must run each transaction atomically and isolated enough that
-/// ``SessionStoreTransaction/spendRefreshToken(hash:at:successorHash:sealedSuccessor:)``
-/// succeeds for exactly one of any number of concurrent callers.
+/// ``SessionStoreTransaction/spendRefreshToken(hash:at:successorHash:sealedSuccessor:)`` and
+/// ``SessionStoreTransaction/consumeOneTimeToken(purpose:hash:app:at:)`` succeed for exactly
+/// one of any number of concurrent callers.
 public protocol SessionStore: Sendable {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws
     /// (the error is rethrown unchanged).
@@ -152,15 +153,25 @@ public protocol SessionStoreTransaction: Sendable {
     func updatePasswordHash(accountID: String, hash: String, expected: String?) async throws -> Bool
     /// Sets `confirmed_at` unless already set. - Returns: `true` when this call confirmed it.
     func confirmAccount(id: String, at time: Int64) async throws -> Bool
-    func insertAccountToken(_ token: AccountTokenRecord) async throws
-    func accountToken(hash: String) async throws -> AccountTokenRecord?
-    /// Marks the token used: `UPDATE … SET used_at = at WHERE hash = $hash AND token_id = $id
-    /// AND purpose = $purpose AND used_at IS NULL AND expires_at > at`.
-    /// - Returns: the token's row, for the single caller whose update changed it.
-    func spendAccountToken(hash: String, tokenID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> AccountTokenRecord?
-    /// Ends the live tokens of `purpose` of the account `accountID` (their `expires_at` becomes `at`): one live
-    /// token per account and purpose. - Returns: how many ended.
-    func expireAccountTokens(accountID: String, purpose: AccountTokenRecord.Purpose, at time: Int64) async throws -> Int
+    // MARK: one-time tokens (schema step 12), see OneTimeTokens.swift
+    /// Stores a token (its hash; `(purpose, hash)` is the key).
+    func insertOneTimeToken(_ token: OneTimeTokenRecord) async throws
+    /// The token of `purpose` and `app` with this hash, used or not, expired or not, unchanged.
+    func oneTimeToken(purpose: OneTimeTokenPurpose, hash: String, app: String) async throws -> OneTimeTokenRecord?
+    /// Consumes the token in one conditional statement: `UPDATE one_time_tokens SET used_at = at
+    /// WHERE purpose = $purpose AND hash = $hash AND app = $app AND used_at IS NULL AND expires_at > at
+    /// RETURNING …`.
+    /// - Returns: the token's row, for the single caller (of any number, concurrent or not) whose
+    ///   update changed it; `nil` for every other.
+    func consumeOneTimeToken(purpose: OneTimeTokenPurpose, hash: String, app: String, at time: Int64) async throws -> OneTimeTokenRecord?
+    /// Ends the live tokens of `purpose` of `subject` in `app` (their `expires_at` becomes `at`),
+    /// so that a new one is the only live one. - Returns: how many ended.
+    func expireOneTimeTokens(purpose: OneTimeTokenPurpose, app: String, subject: String, at time: Int64) async throws -> Int
+    /// Deletes every token used or expired at or before `time` (the sweep passes now minus the
+    /// time a used or expired token is kept to be told apart from an unknown one).
+    /// - Returns: how many rows were deleted.
+    func deleteOneTimeTokens(endedBefore time: Int64) async throws -> Int
+    // MARK: throttling
     /// Serialises every counting on `key` until the transaction ends (a row or advisory lock
     /// where the store has them; SQLite's transactions are serial already).
     func lockThrottleKey(_ key: String) async throws
@@ -169,14 +180,16 @@ public protocol SessionStoreTransaction: Sendable {
     func insertThrottleEvent(key: String, at time: Int64, expiresAt: Int64) async throws
     // MARK: apps (schema step 9)
     /// Gives users of the empty app (rows written before schema step 9) the app `app`, with their
-    /// identities and accounts: with `bySessions`, only users whose most recently used session
-    /// has `client_id` = `app`; without, every such user. An identity or account whose key is
+    /// identities, accounts and the accounts' confirm and reset tokens: with `bySessions`, only
+    /// users whose most recently used session has `client_id` = `app`; without, every such user.
+    /// An identity or account whose key is
     /// already taken in `app` stays where it is. Sessions of the users moved whose `client_id` is
     /// another app of `apps` end at `time` (reason `app`): a user belongs to one app.
     /// - Returns: how many users moved.
     func adoptLegacyUsers(app: String, bySessions: Bool, apps: [String], at time: Int64) async throws -> Int
 
-    /// Deletes throttle events past their window, account tokens used or expired before `now`.
+    /// Deletes throttle events past their window, and one-time tokens used or expired at or before
+    /// `now` (``deleteOneTimeTokens(endedBefore:)``).
     /// - Returns: the number of rows removed.
     func purgeAccounts(now: Int64) async throws -> Int
 }

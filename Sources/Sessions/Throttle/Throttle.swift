@@ -69,7 +69,7 @@ public struct Throttle: Sendable {
         try await decide(key, limit: limit, record: false)
     }
 
-    /// Deletes events past their window, and used or expired account tokens.
+    /// Deletes events past their window, and used or expired one-time tokens (confirm and reset links).
     /// - Returns: the number of rows removed.
     public func purge() async throws -> Int {
         let now = self.now

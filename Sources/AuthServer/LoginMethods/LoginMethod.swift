@@ -1,0 +1,143 @@
+import Foundation
+import Identity
+import JOSE
+import Sessions
+
+/// One way of signing in: a provider of the login route (`anon-user`, `local-userpass`, …). Each
+/// is one type in one file of this folder, listed once in ``LoginMethodRegistry/standard``.
+///
+/// A method says its config name, how it reads its member of `apps.ID.providers` (checked when
+/// the config is read), how it is made at server start (its HTTP clients and keys), how it turns a
+/// login body into a ``LoginProof``, and what else it can do (``LoginCapabilities``). It issues
+/// nothing: the login route makes an ``Authentication`` of the proof and only then a session.
+protocol LoginMethod: Sendable {
+    /// What the method reads from its member of `apps.ID.providers`.
+    associatedtype Config: Sendable = NoLoginConfig
+
+    /// The config name: the member of `apps.ID.providers`, the login path's `{provider}`, the
+    /// `provider_type` of the identities it makes.
+    static var name: String { get }
+    /// What it can do besides signing in.
+    static var capabilities: LoginCapabilities { get }
+    /// Limits counted per client address for each of its logins, after `login_per_address`.
+    static var throttles: [LoginThrottle] { get }
+    /// `true` when its refusals reach the caller as thrown (its own codes: `login_failed`, …);
+    /// `false` (the default) turns a refused credential into `auth_failed` naming the check.
+    static var answersOwnRefusals: Bool { get }
+
+    /// Reads the method's member of `apps.ID.providers`; the reader refuses the members it left
+    /// unread (`PATH: unknown member`). Secret files are read here, so a bad one stops the start.
+    /// - Throws: `invalid_configuration` naming the member.
+    static func readConfig(_ member: inout ConfigObject, _ context: LoginConfigContext) throws -> Config
+
+    /// Makes the method of one app from its config when the server starts.
+    /// - Throws: `invalid_configuration` (a key that does not load, a provider that refuses its settings).
+    init(config: Config, environment: LoginEnvironment) throws
+
+    /// Checks a login body: who it proves. Linking (`?link=true`) is ``LoginRequest/linkingTo``.
+    /// - Throws: the check's code (made `auth_failed` unless ``answersOwnRefusals``), or
+    ///   `missing_parameter`, `invalid_parameter`, `bad_request` for the body's shape.
+    func authenticate(_ request: LoginRequest) async throws -> LoginProof
+}
+
+extension LoginMethod {
+    static var throttles: [LoginThrottle] { [] }
+    static var answersOwnRefusals: Bool { false }
+}
+
+extension LoginMethod where Config == NoLoginConfig {
+    static func readConfig(_ member: inout ConfigObject, _ context: LoginConfigContext) throws -> NoLoginConfig { NoLoginConfig() }
+}
+
+/// The config of a method that takes none: its member is `{}`.
+struct NoLoginConfig: Sendable {}
+
+/// What a login method can do besides a login body's sign-in.
+struct LoginCapabilities: OptionSet, Sendable {
+    let rawValue: Int
+
+    /// `?link=true`: what it proves joins the bearer's user (an identity is linked; an
+    /// email/password account joins in its own login). API keys are never linked.
+    static let link = LoginCapabilities(rawValue: 1 << 0)
+    /// Signs in by a browser round trip to the provider (a start route and a callback, with
+    /// `state` and `nonce` kept server-side): the provider's redirect flow. None does yet.
+    static let webRedirect = LoginCapabilities(rawValue: 1 << 1)
+    /// Serves as a second factor after another method's proof (a TOTP code, a passkey's
+    /// assertion): its proof adds to an ``Authentication``'s methods. None does yet.
+    static let secondFactor = LoginCapabilities(rawValue: 1 << 2)
+}
+
+/// A limit a method adds per client address: the key is `name:ADDRESS`.
+struct LoginThrottle: Sendable {
+    /// The key's prefix (`anon_addr`).
+    let name: String
+    /// The config's limit for it.
+    let limit: @Sendable (ServerConfig.Limits) -> RateLimit
+}
+
+/// What reading a method's config may need beyond its own member.
+struct LoginConfigContext {
+    /// The config read so far (its folder resolves relative paths).
+    let server: ServerConfig
+    /// The app whose member this is.
+    let appID: String
+
+    /// The secret file `member` names (owner-only, read at once), or `nil` without the member.
+    func secret(_ o: inout ConfigObject, _ member: String) throws -> [UInt8]? {
+        try o.string(member).map { try ConfigSecret.read(server.resolve($0), what: o.path(member)) }
+    }
+}
+
+/// What a method is made with at server start.
+struct LoginEnvironment: Sendable {
+    /// The server's config: `provider_urls`, `provider_timeout`.
+    let server: ServerConfig
+    /// The HTTP client of every provider.
+    let transport: any HTTPTransport
+
+    /// `provider_timeout` in seconds.
+    var providerTimeout: TimeInterval { TimeInterval(server.providerTimeout) }
+}
+
+/// One login body as a method sees it.
+struct LoginRequest: Sendable {
+    let body: RequestJSON
+    /// The app's session manager (its users, identities and API keys).
+    let sessions: SessionManager
+    /// With `?link=true`: the bearer's user, whom what the body proves is to join.
+    let linkingTo: String?
+    /// The server and the request, for a method that uses the server's own parts (the
+    /// email/password accounts, their limits, a `Retry-After`).
+    let server: AuthServer
+    let context: AuthRequestContext
+}
+
+/// What a login body proved.
+enum LoginProof: Sendable {
+    /// An identity, whose user is found or made (or which joins the bearer's user), with a
+    /// provider token to keep sealed beside it (Apple's refresh token, as ``KeptProviderToken/stored``).
+    case identity(Identity, keep: String?)
+    /// An existing user (an email/password account's).
+    case user(String)
+    /// An API key's owner, signing in with that key (the session ends with the key).
+    case apiKey(userID: String, keyID: String)
+}
+
+extension Identity {
+    /// The identity under the method's config name (`oauth2-google`, not `google`).
+    func named(_ method: String) -> Identity {
+        var i = self
+        i.provider = method
+        return i
+    }
+}
+
+extension ConfigObject {
+    /// A non-empty array of non-empty strings (`client_ids`).
+    mutating func nonEmptyStrings(_ member: String) throws -> [String] {
+        guard let ids = try strings(member), !ids.isEmpty, ids.allSatisfy({ !$0.isEmpty }) else {
+            throw error(member, "must be a non-empty array of non-empty strings")
+        }
+        return ids
+    }
+}
