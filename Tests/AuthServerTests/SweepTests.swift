@@ -29,8 +29,8 @@ struct SweepTests {
             for _ in 0..<8 {
                 let server = try await AuthServer.open(config: config, logger: Logger(label: "sweep") { _ in SwiftLogNoOpLogHandler() })
                 let sweeper = try #require(server.backgroundServices().compactMap { $0 as? Sweeper }.first)
-                #expect(sweeper.sessions.configuration.reuseGraceInterval == 60)
-                _ = try await sweeper.sessions.purge()
+                #expect(sweeper.grace == 60)
+                _ = try await sweeper.service.sweep(grace: sweeper.grace)
                 try await server.close()
             }
             // The client that lost the answer retries with the spent token: the same successor.

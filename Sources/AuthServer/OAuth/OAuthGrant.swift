@@ -28,7 +28,7 @@ extension AuthServer {
     ///   serve or `allowed` refuses.
     func refreshInItsApp(_ token: String, allowed: @escaping @Sendable (String) -> Bool = { _ in true }) async throws -> TokenPair {
         let apps = self.apps
-        return try await sharedSessions.refresh(token) { client in
+        return try await service.refresh(token) { client in
             guard let app = apps[client], allowed(client) else { return nil }
             return RefreshIssuer(app.sessions, mode: app.config.refreshRotation ? .rotate : .keep)
         }

@@ -11,7 +11,7 @@ extension AuthServer {
         let jwksHeaders: HTTPFields = [.cacheControl: "public, max-age=300"]
         routes.on(.get, "/.well-known/jwks.json") { _, _ in
             // Encoded once per key-ring change, not read from the store per request (KeyRing.publishedJWKSDocument).
-            let document = try await self.sharedSessions.keyRing.publishedJWKSDocument()
+            let document = try await self.service.keyRing.publishedJWKSDocument()
             return JSONResponse.make(status: 200, bytes: document, headers: jwksHeaders)
         }
         for path in ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"] {
@@ -38,7 +38,7 @@ extension AuthServer {
                 let form = try await OAuthForm.read(request, context: context)
                 _ = try OAuthCaller.authenticate(request, form: form, config: self.config, requireSecret: true)
                 let token = try form.required("token")
-                let result = try await self.sharedSessions.introspect(token, audiences: Set(self.apps.keys))
+                let result = try await self.service.introspect(token, audiences: Set(self.apps.keys))
                 return JSONResponse.ok(OAuthMetadata.introspection(result), noStore: true)
             }
         }
@@ -52,7 +52,7 @@ extension AuthServer {
                 case .client: client = .authenticated
                 case .publicApp(let id): client = .publicClient(id)
                 }
-                try await self.sharedSessions.revoke(token, by: client, audiences: Set(self.apps.keys))
+                try await self.service.revoke(token, by: client, audiences: Set(self.apps.keys))
                 return JSONResponse.make(status: 200, .object([:]), noStore: true)
             }
         }

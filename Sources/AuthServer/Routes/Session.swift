@@ -28,14 +28,14 @@ extension AuthServer {
         // `deleteUser()` and rejects on a 401. An access token is the wrong kind (401), as anywhere.
         routes.on(.delete, RouteTable.base + "/auth/session") { request, context in
             let token = try BearerMiddleware.token(of: request)
-            switch try await self.sharedSessions.bearer(refreshToken: token) {
+            switch try await self.service.bearer(refreshToken: token) {
             case .live(let session):
                 context.app = session.clientID
-                try await self.sharedSessions.revokeSession(id: session.id, reason: "logout")
+                try await self.service.revokeSession(id: session.id, reason: "logout")
             case .ended(let session), .reused(let session):
                 context.app = session.clientID
             case .unknown:
-                if (try? await self.sharedSessions.verifyAccessToken(token, audiences: self.appIDs, checkSession: false)) != nil {
+                if (try? await self.service.verifyAccessToken(token, audiences: self.appIDs, checkSession: false)) != nil {
                     throw TokenError(.invalidSession, "logout takes the session's refresh token, not an access token")
                 }
             }
