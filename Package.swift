@@ -152,6 +152,13 @@ if coreOnly {
             name: "LibraryDocsTests",
             dependencies: ["JOSE", "Identity", "Sessions", "SessionStoreSQLite", "ProviderStandIn"],
             swiftSettings: strict),
+        // What the store suites share (Tests/TestSupport): both stores (SQLite, a throwaway PostgreSQL),
+        // a hand-moved clock, a child process runner.
+        .target(
+            name: "TestSupport",
+            dependencies: ["JOSE", "Sessions", "SessionStoreSQLite", "SessionStorePostgres"],
+            path: "Tests/TestSupport",
+            swiftSettings: strict),
         .testTarget(
             name: "AuthMiddlewareTests",
             dependencies: [
@@ -166,7 +173,7 @@ if coreOnly {
         .testTarget(
             name: "AuthServerTests",
             dependencies: [
-                "AuthServer", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "ProviderStandIn", "JOSE", "CLIHarness",
+                "AuthServer", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "ProviderStandIn", "JOSE", "CLIHarness", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -180,7 +187,7 @@ if coreOnly {
             swiftSettings: strict),
         .testTarget(
             name: "SessionsTests",
-            dependencies: ["Sessions", "SessionStoreSQLite", "SessionStorePostgres", "CLIHarness"],
+            dependencies: ["Sessions", "SessionStoreSQLite", "SessionStorePostgres", "CLIHarness", "TestSupport"],
             swiftSettings: strict),
     ]
     // The error registry test enumerates the codes of every module.

@@ -9,8 +9,6 @@ extension TokenError.Code {
     /// The provider refused our client credentials (client id/secret, Apple client-secret JWT,
     /// Facebook app token).
     public static let invalidClient = TokenError.Code("invalid_client", .configuration)
-    /// The authorization code is invalid, expired, already used or issued to another client.
-    public static let invalidGrant = TokenError.Code("invalid_grant", .rejected)
     /// The redirect URI does not match the one registered or used to obtain the code.
     public static let redirectURIMismatch = TokenError.Code("redirect_uri_mismatch", .configuration)
     /// The token's `nonce` is absent or matches neither the raw nonce nor its SHA-256 hex.
@@ -21,20 +19,17 @@ extension TokenError.Code {
     public static let invalidHostedDomain = TokenError.Code("invalid_hosted_domain", .rejected)
     /// The provider says the access token is not valid (revoked, expired, malformed).
     public static let invalidToken = TokenError.Code("invalid_token", .rejected)
-    /// The configuration is unusable: a provider's (bad URL, no client id, bad key, secret
-    /// lifetime too long), and also the session manager's and the stores', which use this code.
-    public static let invalidConfiguration = TokenError.Code("invalid_configuration", .configuration)
     /// The app's custom function refused the sign-in (it answered 4xx).
     public static let customFunctionRefused = TokenError.Code("function_refused", .rejected)
     /// The app's custom function could not be reached, timed out, answered 3xx or 5xx, or sent an
     /// answer that is not `{"id": …}`.
     public static let customFunctionFailed = TokenError.Code("function_failed", .infrastructure)
 
-    /// Every code the Identity module mints (`invalid_configuration` included, which Sessions
-    /// and the stores use too).
+    /// Every code the Identity module declares (it mints JOSE's `invalid_grant` and
+    /// `invalid_configuration` too).
     public static let identityCodes: [TokenError.Code] = [
-        .providerUnavailable, .providerError, .invalidClient, .invalidGrant, .redirectURIMismatch,
-        .invalidNonce, .foreignApp, .invalidHostedDomain, .invalidToken, .invalidConfiguration,
+        .providerUnavailable, .providerError, .invalidClient, .redirectURIMismatch,
+        .invalidNonce, .foreignApp, .invalidHostedDomain, .invalidToken,
         .customFunctionRefused, .customFunctionFailed,
     ]
 }

@@ -3,7 +3,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Identity
 import JOSE
 
 /// The store's files hold signing keys (unsealed without a master key) and refresh-token

@@ -1,73 +1,63 @@
 import Foundation
-public import JOSE
+import JOSE
 
-/// Policy for issuing, rotating and verifying token pairs.
+/// Policy for issuing, rotating and verifying token pairs: the settings of one app
+/// (``AppSessionPolicy``) and of its store (``SessionServiceConfiguration``) in one, for a library
+/// or a command that serves one app. Each setting reads and writes the part it belongs to.
 ///
 /// ```swift
 /// var config = SessionConfiguration(issuer: "https://auth.example.com", audience: "https://api.example.com")
 /// config.accessTokenLifetime = 900
 /// let sessions = SessionManager(store: store, configuration: config)
 /// ```
+@dynamicMemberLookup
 public struct SessionConfiguration: Sendable {
-    /// `iss` of access tokens.
-    public var issuer: String
-    /// `aud` of access tokens (the resource server).
-    public var audience: String
-    /// `client_id` written to access tokens when the caller names none.
-    public var defaultClientID: String
-    /// The app whose users this manager serves: users, identities, email/password accounts, API
-    /// keys and account tokens of another app are neither found nor accepted (docs/security.md,
-    /// "Apps are separate"). Default empty: one space of users, as a library or the CLI keeps.
-    public var app: String = ""
-    /// Seconds an access token lives (RFC 9068 `exp - iat`). Default 30 minutes.
-    public var accessTokenLifetime: Int64 = 30 * 60
-    /// Seconds a refresh-token session lives at most, from sign-in. Default 60 days.
-    public var refreshAbsoluteLifetime: Int64 = 60 * 86_400
-    /// Seconds a session may go unused before it dies. Default 14 days.
-    public var refreshIdleLifetime: Int64 = 14 * 86_400
-    /// Seconds after a rotation during which presenting the just-spent token again returns
-    /// the same successor instead of revoking the session. Default 10 seconds; 0 disables it.
-    public var reuseGraceInterval: Int64 = 10
-    /// The algorithm of new signing keys: ES256 (default), ES384, ES512, EdDSA, RS256, PS256.
-    public var signingAlgorithm: JWSAlgorithm = .es256
-    /// A 32-byte operator key; when set, private signing keys are sealed with AES-256-GCM at rest.
-    public var masterKey: [UInt8]? = nil
-    /// Clock skew tolerated when verifying access tokens, and added to how long a retired key stays published.
-    public var leeway: Int64 = 60
-    /// Where "now" comes from.
-    public var clock: TokenClock = .system
-    /// Seconds an access-token verifier reuses the published keys it read from the store (with
-    /// its cache of verified tokens) before reading them again, and the published JWKS document
-    /// (``KeyRing/publishedJWKSDocument()``, by ``clock``) is kept. A rotation or revocation in this
-    /// process takes effect at once; one in another process (`tokentool keys revoke`, a second
-    /// server) within this time. Default 1 second; 0 reads the keys for every verification.
-    public var publishedKeysCacheSeconds: Double = 1
+    /// The store-wide part: issuer, signing algorithm, master key, leeway, clock, key caching.
+    public var service: SessionServiceConfiguration
+    /// The app's part: audience, client id, app, lifetimes, reuse grace.
+    public var policy: AppSessionPolicy
 
     public init(issuer: String, audience: String, defaultClientID: String = "tokentool") {
-        self.issuer = issuer
-        self.audience = audience
-        self.defaultClientID = defaultClientID
+        self.init(
+            service: SessionServiceConfiguration(issuer: issuer), policy: AppSessionPolicy(audience: audience, defaultClientID: defaultClientID))
     }
 
-    /// - Throws: `invalid_configuration` for non-positive lifetimes, an idle lifetime above the
-    ///   absolute one, a negative grace interval, or a master key that is not 32 bytes.
+    /// One app's settings on a store's shared ones: what a ``SessionManager`` made from a
+    /// ``SessionService`` and an ``AppSessionPolicy`` works with.
+    public init(service: SessionServiceConfiguration, policy: AppSessionPolicy) {
+        self.service = service
+        self.policy = policy
+    }
+
+    /// A setting of the app's part by its name (`config.audience`, `config.reuseGraceInterval`);
+    /// the two parts name no setting alike.
+    public subscript<T>(dynamicMember setting: WritableKeyPath<AppSessionPolicy, T>) -> T {
+        get { policy[keyPath: setting] }
+        set { policy[keyPath: setting] = newValue }
+    }
+
+    /// A setting of the store-wide part by its name (`config.masterKey`, `config.clock`).
+    public subscript<T>(dynamicMember setting: WritableKeyPath<SessionServiceConfiguration, T>) -> T {
+        get { service[keyPath: setting] }
+        set { service[keyPath: setting] = newValue }
+    }
+
+    /// ``AppSessionPolicy/accessTokenLifetime``; setting it sets the service's
+    /// ``SessionServiceConfiguration/longestAccessTokenLifetime`` too (one app, one lifetime).
+    public var accessTokenLifetime: Int64 {
+        get { policy.accessTokenLifetime }
+        set {
+            policy.accessTokenLifetime = newValue
+            service.longestAccessTokenLifetime = newValue
+        }
+    }
+
+    /// - Throws: `invalid_configuration` as ``AppSessionPolicy/validate()`` and
+    ///   ``SessionServiceConfiguration/validate()`` do.
     public func validate() throws {
-        func bad(_ m: String) -> TokenError { TokenError(.invalidConfiguration, m) }
-        guard !issuer.isEmpty, !audience.isEmpty, !defaultClientID.isEmpty else { throw bad("issuer, audience and client id must not be empty") }
-        guard accessTokenLifetime > 0 else { throw bad("access token lifetime must be positive, got \(accessTokenLifetime)s") }
-        guard refreshAbsoluteLifetime > 0, refreshIdleLifetime > 0 else { throw bad("refresh lifetimes must be positive") }
-        guard refreshIdleLifetime <= refreshAbsoluteLifetime else {
-            throw bad("refresh idle lifetime (\(refreshIdleLifetime)s) exceeds the absolute lifetime (\(refreshAbsoluteLifetime)s)")
-        }
-        guard reuseGraceInterval >= 0, reuseGraceInterval <= 300 else {
-            throw bad("reuse grace interval must be 0…300 seconds, got \(reuseGraceInterval)")
-        }
-        guard leeway >= 0 else { throw bad("leeway must not be negative") }
-        if let masterKey, masterKey.count != 32 { throw bad("master key must be 32 bytes, got \(masterKey.count)") }
-        guard [.es256, .es384, .es512, .edDSA, .rs256, .rs384, .rs512, .ps256, .ps384, .ps512].contains(signingAlgorithm) else {
-            throw bad("signing algorithm must be asymmetric (a published JWKS cannot hold a secret), got \(signingAlgorithm.rawValue)")
-        }
+        try policy.validate()
+        try service.validate()
     }
 
-    var now: Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }
+    var now: Int64 { service.now }
 }

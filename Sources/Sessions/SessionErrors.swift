@@ -33,7 +33,7 @@ extension TokenError.Code {
     public static let invalidAPIKey = TokenError.Code("invalid_api_key", .rejected)
 
     /// Every code the Sessions module and its stores mint, the accounts policy's included
-    /// (their configuration errors are Identity's `invalid_configuration`).
+    /// (their configuration errors are JOSE's `invalid_configuration`, another client's token JOSE's `invalid_grant`).
     public static let sessionsCodes: [TokenError.Code] =
         [
             .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken,

@@ -120,26 +120,33 @@ import Testing
         _ = (claims, live)
     }
 
-    func oauthSessionsExample(sessions: SessionManager, token: String, appIDs: Set<String>) async throws {
+    func oauthSessionsExample(service: SessionService, token: String, appIDs: Set<String>) async throws {
         // docs/sessions.md begin
         // RFC 7009: a refresh or access token ends its session; nil when there was nothing to end.
-        try await sessions.revoke(token, by: .publicClient("myapp-abcde"), audiences: appIDs)
-        try await sessions.revoke(token, by: .authenticated, audiences: appIDs)  // a configured client
+        try await service.revoke(token, by: .publicClient("myapp-abcde"), audiences: appIDs)
+        try await service.revoke(token, by: .authenticated, audiences: appIDs)  // a configured client
         // RFC 7662: refresh tokens of every app, access tokens of the given apps.
-        let answer = try await sessions.introspect(token, audiences: appIDs)
+        let answer = try await service.introspect(token, audiences: appIDs)
         // docs/sessions.md end
         _ = answer
     }
 
     func severalAppsExample(
-        anyApp: SessionManager, apps: [String: SessionManager], rotating: Set<String>, presentedRefreshToken: String,
-        send: (JSONObject) -> Void
+        store: any SessionStore, rotating: Set<String>, presentedRefreshToken: String, send: (JSONObject) -> Void
     ) async throws {
         // docs/sessions.md begin
-        let pair = try await anyApp.refresh(presentedRefreshToken) { clientID in
+        let service = SessionService(store: store, configuration: SessionServiceConfiguration(issuer: "https://auth.example.com"))
+        let apps = Dictionary(
+            uniqueKeysWithValues: ["shop", "blog"].map { id in
+                var policy = AppSessionPolicy(audience: id, defaultClientID: id)
+                policy.app = id
+                return (id, SessionManager(service: service, policy: policy))
+            })
+        let pair = try await service.refresh(presentedRefreshToken) { clientID in
             apps[clientID].map { RefreshIssuer($0, mode: rotating.contains(clientID) ? .rotate : .keep) }
         }
         send(pair.jsonObject)  // issued by the session's own app, named by pair.clientID
+        _ = try await service.sweep(grace: apps.values.map(\.policy.reuseGraceInterval).max() ?? 0)  // hourly
         // docs/sessions.md end
     }
 

@@ -26,4 +26,32 @@ import Testing
             #expect(await Conformance.code { try await sessions.refresh(first.refreshToken) } == "refresh_token_reused")
         }
     }
+
+    /// Two apps on one service: the store-wide sweep takes the largest grace, and each app's
+    /// retries still follow its own.
+    @Test(arguments: StoreKind.available)
+    func serviceSweepKeepsTheLargestGraceOfItsApps(kind: StoreKind) async throws {
+        try await Harness.withStore(kind) { t in
+            let clock = TestClock()
+            let service = SessionService(store: t.store, configuration: SessionConfiguration.test(clock).service)
+            func app(_ id: String, grace: Int64) -> SessionManager {
+                var policy = AppSessionPolicy(audience: id, defaultClientID: id)
+                policy.app = id
+                policy.reuseGraceInterval = grace
+                return SessionManager(service: service, policy: policy)
+            }
+            let hasty = app("hasty", grace: 2), patient = app("patient", grace: 30)
+            let a = try await Conformance.firstPair(hasty, user: "a"), b = try await Conformance.firstPair(patient, user: "b")
+            let a2 = try await hasty.refresh(a.refreshToken), b2 = try await patient.refresh(b.refreshToken)
+            clock.advance(10)
+            #expect(try await service.sweep(grace: 30).spentSuccessors == 0)
+            #expect(try await patient.refresh(b.refreshToken).refreshToken == b2.refreshToken)
+            #expect(await Conformance.code { try await hasty.refresh(a.refreshToken) } == "refresh_token_reused")
+            #expect(await Conformance.code { try await hasty.refresh(a2.refreshToken) } == "refresh_token_revoked")
+            // Past the largest grace the sweep erases the successor, and a retry is reuse.
+            clock.advance(21)
+            #expect(try await service.sweep(grace: 30).spentSuccessors >= 1)
+            #expect(await Conformance.code { try await patient.refresh(b.refreshToken) } == "refresh_token_reused")
+        }
+    }
 }

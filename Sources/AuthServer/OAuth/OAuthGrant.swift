@@ -19,18 +19,4 @@ extension AuthServer {
             throw OAuthError.invalidGrant("the refresh token was issued to another client")
         }
     }
-
-    /// Refreshes `token` in one store transaction with its own app's manager, rotating when that
-    /// app has `refresh_rotation` and keeping the token otherwise.
-    /// - Parameter allowed: which apps the caller may refresh for; another app's token is
-    ///   `invalid_grant` with nothing spent.
-    /// - Throws: Sessions' refusals; `invalid_grant` for a token of an app this server does not
-    ///   serve or `allowed` refuses.
-    func refreshInItsApp(_ token: String, allowed: @escaping @Sendable (String) -> Bool = { _ in true }) async throws -> TokenPair {
-        let apps = self.apps
-        return try await sharedSessions.refresh(token) { client in
-            guard let app = apps[client], allowed(client) else { return nil }
-            return RefreshIssuer(app.sessions, mode: app.config.refreshRotation ? .rotate : .keep)
-        }
-    }
 }

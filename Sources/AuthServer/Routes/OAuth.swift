@@ -7,8 +7,8 @@ import Sessions
 /// errors are RFC 6749 §5.2 bodies (``OAuthEndpoint/respond(_:)``). The table reads the form and
 /// authenticates the client before the handler runs.
 struct OAuthRoutes: Sendable {
-    /// The store-wide manager (the key ring, introspection, revocation).
-    let shared: SessionManager
+    /// The store-wide session service (the key ring, introspection, revocation).
+    let service: SessionService
     let appIDs: Set<String>
     let metadataDocument: JSONObject
     /// ``AuthServer/oauthRefresh(_:caller:)``.
@@ -16,7 +16,7 @@ struct OAuthRoutes: Sendable {
     static let jwksHeaders: HTTPFields = [.cacheControl: "public, max-age=300"]
 
     init(server: AuthServer) {
-        shared = server.sharedSessions
+        service = server.service
         appIDs = Set(server.apps.keys)
         metadataDocument = OAuthMetadata.document(publicURL: server.config.publicURL)
         refresh = { try await server.oauthRefresh($0, caller: $1) }
@@ -24,7 +24,7 @@ struct OAuthRoutes: Sendable {
 
     func jwks(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
         // Encoded once per key-ring change, not read from the store per request (KeyRing.publishedJWKSDocument).
-        let document = try await shared.keyRing.publishedJWKSDocument()
+        let document = try await service.keyRing.publishedJWKSDocument()
         return JSONResponse.make(status: 200, bytes: document, headers: Self.jwksHeaders)
     }
 
@@ -47,7 +47,7 @@ struct OAuthRoutes: Sendable {
 
     func introspect(_ form: OAuthForm, _ caller: OAuthCaller, _ context: AuthRequestContext) async throws -> Response {
         let token = try form.required("token")
-        let result = try await shared.introspect(token, audiences: appIDs)
+        let result = try await service.introspect(token, audiences: appIDs)
         return JSONResponse.ok(OAuthMetadata.introspection(result), noStore: true)
     }
 
@@ -58,7 +58,7 @@ struct OAuthRoutes: Sendable {
         case .client: client = .authenticated
         case .publicApp(let id): client = .publicClient(id)
         }
-        try await shared.revoke(token, by: client, audiences: appIDs)
+        try await service.revoke(token, by: client, audiences: appIDs)
         return JSONResponse.make(status: 200, .object([:]), noStore: true)
     }
 }

@@ -6,15 +6,15 @@ import Sessions
 /// The App Services session routes: refresh and logout (`BASE/auth/session`, the refresh token
 /// read by the table and looked up here), a user's sessions (`BASE/auth/sessions`, access bearer).
 struct SessionRoutes: Sendable {
-    /// The store-wide manager (the refresh-token lookup, revocation, access-token verification).
-    let shared: SessionManager
+    /// The store-wide session service (the refresh-token lookup, revocation, access-token verification).
+    let service: SessionService
     let apps: [String: AuthServer.AppRuntime]
     let appIDs: Set<String>
     /// ``AuthServer/refreshInItsApp(_:allowed:)``.
     let refreshInItsApp: @Sendable (String) async throws -> TokenPair
 
     init(server: AuthServer) {
-        shared = server.sharedSessions
+        service = server.service
         apps = server.apps
         appIDs = server.appIDs
         refreshInItsApp = { try await server.refreshInItsApp($0) }
@@ -41,14 +41,14 @@ struct SessionRoutes: Sendable {
     /// to end (a session already ended, a token never issued): realm-web's `logOut()` runs after
     /// `deleteUser()` and rejects on a 401. An access token is the wrong kind (401), as anywhere.
     func logout(_ request: Request, _ context: AuthRequestContext, token: String) async throws -> Response {
-        switch try await shared.bearer(refreshToken: token) {
+        switch try await service.bearer(refreshToken: token) {
         case .live(let session):
             context.app = session.clientID
-            try await shared.revokeSession(id: session.id, reason: "logout")
+            try await service.revokeSession(id: session.id, reason: "logout")
         case .ended(let session), .reused(let session):
             context.app = session.clientID
         case .unknown:
-            if (try? await shared.verifyAccessToken(token, audiences: appIDs, checkSession: false)) != nil {
+            if (try? await service.verifyAccessToken(token, audiences: appIDs, checkSession: false)) != nil {
                 throw TokenError(.invalidSession, "logout takes the session's refresh token, not an access token")
             }
         }
@@ -80,5 +80,22 @@ struct SessionRoutes: Sendable {
         }
         try await app.sessions.revokeSession(id: id, reason: "user")
         return JSONResponse.noContent()
+    }
+}
+
+extension AuthServer {
+    /// The one refresh of both protocols (`POST BASE/auth/session` here, the refresh grant of
+    /// `/oauth/token`): refreshes `token` in one store transaction with its own app's manager, rotating when that
+    /// app has `refresh_rotation` and keeping the token otherwise.
+    /// - Parameter allowed: which apps the caller may refresh for; another app's token is
+    ///   `invalid_grant` with nothing spent.
+    /// - Throws: Sessions' refusals; `invalid_grant` for a token of an app this server does not
+    ///   serve or `allowed` refuses.
+    func refreshInItsApp(_ token: String, allowed: @escaping @Sendable (String) -> Bool = { _ in true }) async throws -> TokenPair {
+        let apps = self.apps
+        return try await service.refresh(token) { client in
+            guard let app = apps[client], allowed(client) else { return nil }
+            return RefreshIssuer(app.sessions, mode: app.config.refreshRotation ? .rotate : .keep)
+        }
     }
 }

@@ -10,8 +10,9 @@ import SessionStorePostgres
 import SessionStoreSQLite
 public import Sessions
 
-/// The sign-in server (the App Services client protocol and OAuth 2.0, docs/server.md) on Hummingbird: one store and key ring, one
-/// ``SessionManager`` per app, the App Services and OAuth routes.
+/// The sign-in server (the App Services client protocol and OAuth 2.0, docs/server.md) on Hummingbird: one store and its
+/// ``SessionService`` (issuer, key ring, refresh lookup, introspection, revocation, the sweep), a table of apps (each a
+/// ``SessionManager``: the service with the app's ``AppSessionPolicy``, and its providers), the App Services and OAuth routes.
 ///
 /// ```swift
 /// let server = try await AuthServer.open(config: try ServerConfig.load(path: "server.json"))
@@ -21,17 +22,17 @@ public import Sessions
 public struct AuthServer: Sendable {
     public let config: ServerConfig
     public let store: any SessionStore
+    /// What every app shares: the store, its key ring, the issuer (the JWKS, access-token
+    /// verification before the app is known, introspection, revocation, the refresh-token
+    /// lookup, the sweep).
+    public let service: SessionService
     /// One session manager per app id: issuer = `public_url`, audience = client id = the app id.
     public let apps: [String: AppRuntime]
     /// The keys of ``apps``: the audiences of the access tokens this server accepts.
     let appIDs: Set<String>
-    /// The session manager of what every app shares: the store, its key ring, the issuer (the
-    /// JWKS, access-token verification before the app is known, introspection, revocation, the
-    /// refresh-token lookup, the sweep). A deliberate choice, never whichever app a dictionary
-    /// lists first: the settings of the app whose id sorts first, with the largest `reuse_grace`
-    /// of any app, so that the sweep keeps a spent token's successor as long as any app's client
-    /// may still retry for it.
-    let sharedSessions: SessionManager
+    /// How long the sweep keeps a spent token's successor: the largest `reuse_grace` of any app,
+    /// so that no app's client loses the successor it may still retry for.
+    let sweepGrace: Int64
     /// The file of a master key this start created beside the SQLite store, if it did.
     public let createdMasterKeyFile: String?
     /// Each app's login methods.
@@ -52,7 +53,8 @@ public struct AuthServer: Sendable {
     /// flight at once: a quarter of `max_in_flight`, so that a flood of them leaves room for the rest.
     let passwordWork: InFlightLimit
 
-    /// An app with its session manager.
+    /// An app of the table: its configuration and its session manager (the server's service with
+    /// the app's policy).
     public struct AppRuntime: Sendable {
         public let config: AppConfig
         public let sessions: SessionManager
@@ -78,34 +80,35 @@ public struct AuthServer: Sendable {
             // New passwords (registrations, resets: callers who proved nothing yet) hash one at a
             // time with a short queue, apart from sign-ins, which they can then never starve.
             let newPasswords = try PasswordHasher(parameters: hasher.parameters, concurrency: 1, maxWaiting: 8)
+            guard !config.apps.isEmpty else { throw TokenError(.invalidConfiguration, "apps: at least one app is needed") }
+            var shared = SessionServiceConfiguration(issuer: config.publicURL)
+            shared.masterKey = masterKey
+            shared.longestAccessTokenLifetime = config.apps.values.map(\.accessTokenTTL).max() ?? shared.longestAccessTokenLifetime
+            try shared.validate()
+            let service = SessionService(store: store, configuration: shared)
             for (id, app) in config.apps {
-                var s = SessionConfiguration(issuer: config.publicURL, audience: id, defaultClientID: id)
-                s.app = id
-                s.accessTokenLifetime = app.accessTokenTTL
-                s.refreshAbsoluteLifetime = app.refreshTokenTTL
-                s.refreshIdleLifetime = app.refreshTokenTTL
-                s.reuseGraceInterval = app.reuseGrace
-                s.masterKey = masterKey
-                try s.validate()
-                apps[id] = AppRuntime(config: app, sessions: SessionManager(store: store, configuration: s))
+                var policy = AppSessionPolicy(audience: id, defaultClientID: id)
+                policy.app = id
+                policy.accessTokenLifetime = app.accessTokenTTL
+                policy.refreshAbsoluteLifetime = app.refreshTokenTTL
+                policy.refreshIdleLifetime = app.refreshTokenTTL
+                policy.reuseGraceInterval = app.reuseGrace
+                try policy.validate()
+                apps[id] = AppRuntime(config: app, sessions: SessionManager(service: service, policy: policy))
                 accounts[id] = try AppAccounts.make(
                     app: app, sessions: apps[id]!.sessions, hasher: hasher, newPasswords: newPasswords, transport: transport)
                 do { loginMethods[id] = try AppLoginMethods(app: app, config: config, transport: transport) } catch let e as TokenError {
                     throw TokenError(.invalidConfiguration, "apps.\(id).providers: \(e.message)")
                 }
             }
-            guard let firstID = apps.keys.min(), var shared = apps[firstID]?.sessions.configuration else {
-                throw TokenError(.invalidConfiguration, "apps: at least one app is needed")
-            }
-            shared.reuseGraceInterval = apps.values.map(\.sessions.configuration.reuseGraceInterval).max() ?? shared.reuseGraceInterval
-            let sharedSessions = SessionManager(store: store, configuration: shared)
-            _ = try await sharedSessions.keyRing.activeKey()
+            _ = try await service.keyRing.activeKey()
             // Users written before apps were separate join their app (docs/stores.md "Apps").
             let adopted = try await SessionManager.adoptLegacyUsers(
-                store: store, apps: Array(apps.keys), at: Int64(sharedSessions.configuration.clock.now().timeIntervalSince1970))
+                store: store, apps: Array(apps.keys), at: Int64(service.configuration.clock.now().timeIntervalSince1970))
             if adopted > 0 { logger.notice("users of earlier releases joined their app", metadata: ["users": .stringConvertible(adopted)]) }
             return AuthServer(
-                config: config, store: store, apps: apps, appIDs: Set(apps.keys), sharedSessions: sharedSessions,
+                config: config, store: store, service: service, apps: apps, appIDs: Set(apps.keys),
+                sweepGrace: config.apps.values.map(\.reuseGrace).max() ?? 0,
                 createdMasterKeyFile: created, loginMethods: loginMethods,
                 accounts: accounts, transport: transport, metrics: ServerMetrics(), logger: logger, background: BackgroundQueue(logger: logger),
                 inFlight: InFlightLimit(limit: config.maxInFlight),
@@ -160,7 +163,7 @@ public struct AuthServer: Sendable {
 
     /// Background work, stopped with the server.
     func backgroundServices() -> [any Service] {
-        var services: [any Service] = [Sweeper(sessions: sharedSessions, logger: logger), background]
+        var services: [any Service] = [Sweeper(service: service, grace: sweepGrace, logger: logger), background]
         if let listen = config.metricsListen { services.append(metricsApplication(host: listen.host, port: listen.port)) }
         return services
     }

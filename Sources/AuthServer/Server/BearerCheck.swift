@@ -41,7 +41,7 @@ struct BearerCheck: Sendable {
         // every app, and the *verified* `aud` names the app (nothing read from the token before that).
         let claims: AccessTokenClaims
         do {
-            claims = try await server.sharedSessions.verifyAccessToken(token, audiences: server.appIDs, checkSession: false)
+            claims = try await server.service.verifyAccessToken(token, audiences: server.appIDs, checkSession: false)
         } catch let e as TokenError where e.code.rejectsToken {
             throw TokenError(.invalidSession, "the access token is not valid: \(e.code.rawValue)")
         }
@@ -61,7 +61,7 @@ struct BearerCheck: Sendable {
         // and the schema's foreign key holds it), so the session's lookup is the whole check. Only
         // the current token of a live session opens anything: a spent one is reuse (its session
         // is revoked, as a refresh with it would be), whatever route it is shown to.
-        switch try await server.sharedSessions.bearer(refreshToken: token) {
+        switch try await server.service.bearer(refreshToken: token) {
         case .live(let session) where server.apps[session.clientID] != nil:
             return AuthenticatedSession(kind: .refresh, app: session.clientID, userID: session.userID, sessionID: session.id, refreshToken: token)
         case .live, .unknown:

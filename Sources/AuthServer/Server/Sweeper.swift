@@ -6,7 +6,10 @@ import Sessions
 /// Background upkeep, stopped with the server: anonymous users idle for 90 days are removed,
 /// dead sessions, spent throttle events and account tokens purged. Runs at start and then every `interval`.
 struct Sweeper: Service {
-    let sessions: SessionManager
+    /// The store-wide service it sweeps.
+    let service: SessionService
+    /// How long a spent token's successor is kept: the largest reuse grace of any app.
+    let grace: Int64
     let logger: Logger
     var interval: Duration = .seconds(3600)
     /// How long an anonymous user may go unused.
@@ -15,10 +18,10 @@ struct Sweeper: Service {
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                let removed = try await sessions.removeIdleUsers(onlyProvider: "anon-user", idleSeconds: Self.anonymousIdle)
-                let purged = try await sessions.purge()
+                let removed = try await service.removeIdleUsers(onlyProvider: "anon-user", idleSeconds: Self.anonymousIdle)
+                let purged = try await service.sweep(grace: grace)
                 // Throttle events past their window; used or expired confirmation and reset tokens.
-                let throttled = try await Throttle(store: sessions.store, clock: sessions.configuration.clock).purge()
+                let throttled = try await Throttle(store: service.store, clock: service.configuration.clock).purge()
                 if removed > 0 || purged.sessions > 0 || throttled > 0 {
                     logger.info(
                         "sweep",

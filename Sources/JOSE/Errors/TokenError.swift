@@ -68,12 +68,22 @@ public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidInput = Code("invalid_input", .configuration)
         /// An OpenSSL or jansson call failed for a reason that is not the input's fault.
         public static let internalError = Code("internal_error", .infrastructure)
+        /// The configuration is unusable: a provider's (bad URL, no client id, bad key, secret
+        /// lifetime too long), the session service's and an app policy's (lifetimes, master key),
+        /// a store's (URL, foreign database), the server's. Declared here so that every module
+        /// above JOSE mints it without importing another.
+        public static let invalidConfiguration = Code("invalid_configuration", .configuration)
+        /// A grant was refused (RFC 6749 §5.2): an authorization code invalid, expired, used or
+        /// issued to another client (a provider's answer), or a refresh token of another client.
+        /// Declared here so that every module above JOSE mints it without importing another.
+        public static let invalidGrant = Code("invalid_grant", .rejected)
 
-        /// Every code the JOSE module mints.
+        /// Every code the JOSE module declares (``invalidConfiguration`` and ``invalidGrant`` for
+        /// the modules above it too).
         public static let joseCodes: [Code] = [
             .malformed, .unsupportedAlgorithm, .algorithmNotAllowed, .keyNotFound, .invalidSignature,
             .expired, .notYetValid, .invalidIssuer, .invalidAudience, .missingClaim, .invalidClaim,
-            .invalidKey, .invalidInput, .internalError,
+            .invalidKey, .invalidInput, .internalError, .invalidConfiguration, .invalidGrant,
         ]
     }
 

@@ -11,13 +11,19 @@ public import JOSE
 /// ```
 public struct KeyRing: Sendable {
     public let store: any SessionStore
-    public let configuration: SessionConfiguration
+    public let configuration: SessionServiceConfiguration
     private let cache = SignerCache()
     private let published = PublishedKeysCache()
 
-    public init(store: any SessionStore, configuration: SessionConfiguration) {
+    /// The ring of a store's ``SessionService``.
+    public init(store: any SessionStore, configuration: SessionServiceConfiguration) {
         self.store = store
         self.configuration = configuration
+    }
+
+    /// The ring of one app's store (``SessionConfiguration/service``).
+    public init(store: any SessionStore, configuration: SessionConfiguration) {
+        self.init(store: store, configuration: configuration.service)
     }
 
     /// A key as the ring reports it (no key bytes).
@@ -37,14 +43,14 @@ public struct KeyRing: Sendable {
 
     /// Makes a new active key and retires the current one, which stays published for the
     /// longest access-token lifetime it signed with (recorded in the store, whichever process
-    /// signed) plus the leeway: every token it signed expires by then.
+    /// or app signed) plus the leeway: every token it signed expires by then.
     /// - Throws: `invalid_configuration`, `store_unavailable`.
     @discardableResult
     public func rotate() async throws -> KeyInfo {
         try configuration.validate()
         let record = try makeKeyRecord()
         let now = configuration.now
-        let (fallback, leeway) = (configuration.accessTokenLifetime, configuration.leeway)
+        let (fallback, leeway) = (configuration.longestAccessTokenLifetime, configuration.leeway)
         try await store.transaction { tx in
             if let active = try await tx.activeSigningKey() {
                 // Keys made before lifetimes were recorded fall back to this process's lifetime.
@@ -99,10 +105,9 @@ public struct KeyRing: Sendable {
         return replaced ? Self.info(replacement) : nil
     }
 
-    /// Records that the active key signs with this process's access-token lifetime (a write
+    /// Records that the active key signs tokens of `lifetime` seconds (the issuing app's; a write
     /// only when it is longer than any recorded), inside the issuing transaction.
-    func recordUse(of key: SigningKeyRecord, in tx: any SessionStoreTransaction) async throws {
-        let lifetime = configuration.accessTokenLifetime
+    func recordUse(of key: SigningKeyRecord, lifetime: Int64, in tx: any SessionStoreTransaction) async throws {
         if (key.accessTokenLifetime ?? 0) < lifetime {
             try await tx.recordSigningKeyUse(keyID: key.keyID, accessTokenLifetime: lifetime)
         }
@@ -124,7 +129,7 @@ public struct KeyRing: Sendable {
 
     /// The published JWKS as the JSON document a `jwks_uri` serves, encoded once and kept the way
     /// ``accessTokenVerifier(options:audiences:)`` keeps its keys: read from the store at most once
-    /// per ``SessionConfiguration/publishedKeysCacheSeconds`` of the configuration's clock (a clock
+    /// per ``SessionServiceConfiguration/publishedKeysCacheSeconds`` of the configuration's clock (a clock
     /// that went back counts as stale), and at once after a rotation or revocation through this
     /// ring; 0 reads it for every call. A key rotated or revoked by another process is published
     /// here within that time.
@@ -144,7 +149,7 @@ public struct KeyRing: Sendable {
 
     /// A verifier of this ring's access tokens with `options`, over the published keys, with the
     /// verified-token cache. The keys are read from the store at most once per
-    /// ``SessionConfiguration/publishedKeysCacheSeconds`` (and at once after a rotation or
+    /// ``SessionServiceConfiguration/publishedKeysCacheSeconds`` (and at once after a rotation or
     /// revocation in this process), so a key revoked by another process stops verifying here
     /// within that time; each new key set starts an empty token cache.
     /// - Throws: as ``jwks()``.
@@ -210,7 +215,7 @@ public struct KeyRing: Sendable {
         return SigningKeyRecord(
             keyID: kid, algorithm: alg.rawValue, publicJWK: try key.publicKey.jsonString(),
             privateJWK: stored, sealed: configuration.masterKey != nil, createdAt: configuration.now,
-            accessTokenLifetime: configuration.accessTokenLifetime)
+            accessTokenLifetime: configuration.longestAccessTokenLifetime)
     }
 
     static func info(_ r: SigningKeyRecord) -> KeyInfo {

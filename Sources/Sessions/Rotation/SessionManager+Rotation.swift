@@ -51,92 +51,17 @@ extension SessionManager {
         try await refresh(refreshToken) { _ in RefreshIssuer(self, mode: .keep) }
     }
 
-    /// Refreshes for whichever client the token's session belongs to, in one transaction: a
-    /// server of several apps on one store (a manager each) learns the app from the session and
-    /// refreshes with that app's manager and mode, without a lookup of its own first.
-    ///
-    /// ```swift
-    /// let pair = try await anyApp.refresh(token) { clientID in  // apps: [String: SessionManager]
-    ///     apps[clientID].map { RefreshIssuer($0, mode: rotating.contains(clientID) ? .rotate : .keep) }
-    /// }
-    /// ```
-    /// - Parameter issuer: given the session's client id, the manager that issues for that
-    ///   client and its mode; `nil` refuses the token as another client's (`invalid_grant`,
-    ///   nothing spent or touched). It runs inside the transaction: keep it quick, without I/O.
-    /// - Returns: the pair, issued by the chosen manager (``TokenPair/clientID`` names the client).
-    /// - Throws: in `.rotate` mode as ``refresh(_:clientID:)``, in `.keep` mode as
-    ///   ``refreshKeepingToken(_:)``; `invalid_grant` when `issuer` refuses.
+    /// Refreshes for whichever client the token's session belongs to:
+    /// ``SessionService/refresh(_:issuer:)`` of this manager's service, once this manager's
+    /// configuration is checked.
+    /// - Throws: as ``SessionService/refresh(_:issuer:)``.
     public func refresh(_ refreshToken: String, issuer: @Sendable (String) -> RefreshIssuer?) async throws -> TokenPair {
         try configuration.validate()
-        guard RefreshToken.looksLikeRefreshToken(refreshToken) else {
-            throw TokenError(
-                .invalidRefreshToken,
-                "a refresh token is 43 base64url characters; got \(refreshToken.utf8.count) bytes\(RefreshToken.shapeHint(refreshToken))")
-        }
-        let now = configuration.now
-        let hash = RefreshToken.hash(refreshToken)
-
-        // The active key is read in the same transaction (fewer round trips on PostgreSQL) and
-        // first (the session's row lock, taken next, is then held for fewer statements); its
-        // signer is made before anything is spent: a key that cannot sign (sealed, wrong master
-        // key) rolls the rotation back instead of losing the successor.
-        let (outcome, signer, chosen): (Outcome, JWTSigner?, SessionManager?) = try await store.transaction { tx in
-            let active = try await tx.activeSigningKey()
-            guard let token = try await tx.refreshToken(hash: hash),
-                // Lock the session first: every rotation, revocation and deletion of this session
-                // queues here (PostgreSQL row lock; SQLite serializes writers anyway).
-                let session = try await tx.session(id: token.sessionID, forUpdate: true)
-            else { return (.unknown, nil, nil) }
-            guard let choice = issuer(session.clientID) else { return (.otherClient, nil, nil) }
-            let manager = choice.sessions
-            try manager.configuration.validate()
-            let signer = try active.map { try manager.keyRing.signer(for: $0) }
-            if let revokedAt = session.revokedAt { return (.revoked(session, revokedAt), nil, nil) }
-            if now >= session.expiresAt || now >= session.idleExpiresAt { return (.expired(session), nil, nil) }
-            if choice.mode == .keep, token.usedAt != nil { return (.spent, nil, nil) }
-            let user = try await tx.user(id: session.userID)
-            // A user belongs to one app: a session of its user in another app is not this app's.
-            if let user, user.app != manager.configuration.app { return (.otherClient, nil, nil) }
-            if user?.disabledAt != nil { return (.disabled, nil, nil) }
-            if let active { try await manager.keyRing.recordUse(of: active, in: tx) }
-            let outcome: Outcome
-            switch choice.mode {
-            case .keep: outcome = .refreshed(try await Self.touch(tx, session, now: now, idle: manager.configuration.refreshIdleLifetime), nil)
-            case .rotate: outcome = try await manager.rotate(tx, token: token, session: session, refreshToken: refreshToken, now: now)
-            }
-            return (outcome, signer, manager)
-        }
-
-        switch outcome {
-        case .unknown:
-            throw TokenError(.invalidRefreshToken, "refresh token is not known to this store (never issued, or its session was purged)")
-        case .otherClient:
-            throw Self.otherClient()
-        case .revoked(let session, let at):
-            throw TokenError(
-                .refreshTokenRevoked, "session was revoked at \(UTCTime.format(Double(at)))\(session.revokeReason.map { " (\($0))" } ?? "")")
-        case .expired(let session):
-            let end = min(session.expiresAt, session.idleExpiresAt)
-            throw TokenError(
-                .refreshTokenExpired, "session expired at \(UTCTime.format(Double(end)))\(session.idleExpiresAt < session.expiresAt ? " (idle)" : "")"
-            )
-        case .spent:
-            throw TokenError(.refreshTokenReused, "refresh token was replaced by a rotation")
-        case .reused:
-            throw TokenError(.refreshTokenReused, "refresh token was already used; its session is now revoked")
-        case .disabled:
-            throw TokenError(.userDisabled, "the user is disabled")
-        case .refreshed(let session, let token):
-            let manager = chosen ?? self
-            var usable = signer
-            if usable == nil { usable = try manager.keyRing.signer(for: try await manager.keyRing.activeKey()) }  // a ring emptied by hand
-            guard let usable else { throw TokenError(.storeUnavailable, "no signing key") }
-            return try manager.makePair(refresh: token ?? refreshToken, session: session, signer: usable, now: now)
-        }
+        return try await service.refresh(refreshToken, issuer: issuer)
     }
 
     /// Moves the session's idle end (a refresh of either mode), inside the transaction.
-    private static func touch(_ tx: any SessionStoreTransaction, _ session: SessionRecord, now: Int64, idle: Int64) async throws -> SessionRecord {
+    static func touch(_ tx: any SessionStoreTransaction, _ session: SessionRecord, now: Int64, idle: Int64) async throws -> SessionRecord {
         let idleEnd = min(now + idle, session.expiresAt)
         try await tx.touchSession(id: session.id, lastUsedAt: now, idleExpiresAt: idleEnd)
         var touched = session
@@ -146,9 +71,9 @@ extension SessionManager {
     }
 
     /// The rotation itself, inside the transaction, of a live session of an enabled user.
-    private func rotate(
+    func rotate(
         _ tx: any SessionStoreTransaction, token: RefreshTokenRecord, session: SessionRecord, refreshToken: String, now: Int64
-    ) async throws -> Outcome {
+    ) async throws -> RefreshOutcome {
         let hash = token.hash
         let successor = try RefreshToken.generate()
         let sealed = try RefreshToken.sealSuccessor(successor, predecessor: refreshToken, sessionID: session.id)
@@ -176,20 +101,6 @@ extension SessionManager {
         return .reused
     }
 
-    private enum Outcome: Sendable {
-        case unknown
-        case otherClient
-        case revoked(SessionRecord, Int64)
-        case expired(SessionRecord)
-        /// A spent token given to a non-rotating refresh (the session is left alone).
-        case spent
-        /// A spent token given to a rotation: the session is revoked.
-        case reused
-        case disabled
-        /// The session as refreshed, and the successor token (`nil`: the same token lives on).
-        case refreshed(SessionRecord, String?)
-    }
-
     /// Logout: revokes the session of a refresh token (current or spent) or of an access token's `sid`.
     /// Revoking an already revoked session succeeds.
     /// - Parameter clientID: when given, the token's session must belong to that client
@@ -205,7 +116,7 @@ extension SessionManager {
             guard let record = try await store.transaction({ tx in try await tx.refreshToken(hash: hash) }) else {
                 throw TokenError(.invalidRefreshToken, "refresh token is not known to this store")
             }
-            try await revokeSession(id: record.sessionID, ownedBy: nil, clientID: clientID, reason: reason)
+            try await service.revokeSession(id: record.sessionID, ownedBy: nil, clientID: clientID, reason: reason)
             return record.sessionID
         }
         let claims = try await verifyAccessToken(token, checkSession: false)
@@ -213,7 +124,7 @@ extension SessionManager {
         if let clientID, claims.clientID != clientID { throw Self.otherClient() }
         // Defence in depth: we sign sid and sub together, but a token naming another user's
         // session must not end it (a dead or purged session of its own still logs out).
-        try await revokeSession(id: sid, ownedBy: claims.subject, clientID: clientID, reason: reason)
+        try await service.revokeSession(id: sid, ownedBy: claims.subject, clientID: clientID, reason: reason)
         return sid
     }
 
@@ -223,36 +134,29 @@ extension SessionManager {
 
     /// Revokes a session by id; a no-op when it is already revoked.
     public func revokeSession(id: String, reason: String = "logout") async throws {
-        try await revokeSession(id: id, ownedBy: nil, clientID: nil, reason: reason)
+        try await service.revokeSession(id: id, reason: reason)
     }
 
-    /// The revocation, in one transaction with the owner check when `ownedBy` is given
-    /// (`session_revoked` when the session belongs to another user) and the client check when
-    /// `clientID` is (`invalid_grant`).
-    private func revokeSession(id: String, ownedBy userID: String?, clientID: String?, reason: String) async throws {
-        guard Self.isStorableID(id, maxBytes: 255) else { return }  // no such session can exist
-        let now = configuration.now
-        try await store.transaction { tx in
-            if userID != nil || clientID != nil, let session = try await tx.session(id: id, forUpdate: true) {
-                if let userID, session.userID != userID {
-                    throw TokenError(.sessionRevoked, "the session this access token names belongs to another user")
-                }
-                if let clientID, session.clientID != clientID { throw Self.otherClient() }
-            }
-            _ = try await tx.revokeSession(id: id, at: now, reason: reason)
-        }
-    }
-
-    /// The sweep: removes sessions that are revoked or past a lifetime (with their refresh
-    /// tokens) and retired keys no longer published, and erases the sealed successors of tokens
-    /// spent more than the grace interval ago. Run it periodically (`tokentool token purge`).
+    /// The sweep of ``SessionService/sweep(grace:)`` with this app's grace interval: the sealed
+    /// successors of tokens spent more than ``SessionConfiguration/reuseGraceInterval`` seconds
+    /// ago are erased. Run it periodically (`tokentool token purge`); a store of several apps is
+    /// swept by its service with the largest grace of any app.
     public func purge() async throws -> PurgeCounts {
-        let now = configuration.now
-        let spentBefore = now - configuration.reuseGraceInterval - 1
-        return try await store.transaction { tx in
-            var counts = try await tx.purge(now: now)
-            counts.spentSuccessors = try await tx.clearSpentSuccessors(usedBefore: spentBefore)
-            return counts
-        }
+        try await service.sweep(grace: configuration.reuseGraceInterval)
     }
+}
+
+/// How a refresh ended, inside its transaction.
+enum RefreshOutcome: Sendable {
+    case unknown
+    case otherClient
+    case revoked(SessionRecord, Int64)
+    case expired(SessionRecord)
+    /// A spent token given to a non-rotating refresh (the session is left alone).
+    case spent
+    /// A spent token given to a rotation: the session is revoked.
+    case reused
+    case disabled
+    /// The session as refreshed, and the successor token (`nil`: the same token lives on).
+    case refreshed(SessionRecord, String?)
 }

@@ -23,13 +23,13 @@ extension SessionManager {
             expiresAt: now + configuration.refreshAbsoluteLifetime,
             idleExpiresAt: now + min(configuration.refreshIdleLifetime, configuration.refreshAbsoluteLifetime),
             lastUsedAt: now, device: device, apiKeyID: apiKeyID)
-        let keyRing = self.keyRing
+        let (keyRing, lifetime) = (self.keyRing, configuration.accessTokenLifetime)
         try await store.transaction { tx in
             guard let user = try await tx.user(id: userID), user.app == configuration.app else {
                 throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"")
             }
             guard user.disabledAt == nil else { throw TokenError(.userDisabled, "the user is disabled") }
-            try await keyRing.recordUse(of: key, in: tx)
+            try await keyRing.recordUse(of: key, lifetime: lifetime, in: tx)
             try await tx.insertSession(session)
             try await tx.insertRefreshToken(RefreshTokenRecord(hash: RefreshToken.hash(refresh), sessionID: session.id, createdAt: now))
         }

@@ -14,8 +14,8 @@ extension SessionManager {
             guard let session = try await tx.session(id: sid, forUpdate: false), session.isLive(at: now), session.userID == claims.subject,
                 let user = try await tx.user(id: claims.subject)
             else { return false }
-            // The user is of this manager's app, or, for a manager that checks several apps' tokens
-            // (the server's store-wide one), of the app the token's verified `aud` names.
+            // The user is of this manager's app, or, for a token verified for several apps' audiences
+            // (by the store's service, before the app is known), of the app its verified `aud` names.
             return user.disabledAt == nil && (user.app == configuration.app || (!user.app.isEmpty && claims.audience.contains(user.app)))
         }
     }

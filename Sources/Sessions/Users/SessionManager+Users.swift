@@ -112,16 +112,6 @@ extension SessionManager {
         return try await store.transaction { tx in try await tx.sessions(userID: userID) }
     }
 
-    /// Deletes a user with its identities and every session, in one transaction, and
-    /// nothing else. Access tokens already issued stay valid until they expire unless the
-    /// resource server checks the session (``verifyAccessToken(_:checkSession:)``).
-    /// - Throws: `user_not_found`, `store_unavailable`.
-    public func deleteUser(id: String) async throws {
-        guard Self.isStorableID(id, maxBytes: 255) else { throw TokenError(.userNotFound, "no user has that id") }
-        let deleted = try await store.transaction { tx in try await tx.deleteUser(id: id) }
-        guard deleted else { throw TokenError(.userNotFound, "no user has id \"\(id.prefix(64))\"") }
-    }
-
     static func checkIdentity(_ identity: Identity) throws {
         guard isStorableID(identity.provider, maxBytes: 64) else {
             throw TokenError(.invalidInput, "identity provider must be 1…64 bytes without control characters")

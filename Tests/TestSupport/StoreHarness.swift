@@ -1,18 +1,18 @@
 import Foundation
-import JOSE
-import Testing
+public import JOSE
+public import Testing
 @_spi(Testing) import SessionStorePostgres
 @_spi(Testing) import SessionStoreSQLite
-@_spi(Testing) @testable import Sessions
+public import Sessions
 
 /// The stores the conformance suite runs against.
-enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+public enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite, postgres
-    var testDescription: String { rawValue }
+    public var testDescription: String { rawValue }
 
     /// SQLite always; PostgreSQL when its server binaries are installed, or when `CI` is set
     /// (then a missing PostgreSQL fails the run with a clear message instead of skipping).
-    static var available: [StoreKind] {
+    public static var available: [StoreKind] {
         if ThrowawayPostgres.binDirectory() != nil || ProcessInfo.processInfo.environment["CI"] != nil { return [.sqlite, .postgres] }
         FileHandle.standardError.write(
             Data("note: PostgreSQL server binaries not found; the PostgreSQL store tests are skipped (set CI=1 to fail instead)\n".utf8))
@@ -21,16 +21,16 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 }
 
 /// A store under test and the means to set up fixtures on it.
-struct TestStore: Sendable {
-    let kind: StoreKind
-    let store: any SessionStore
+public struct TestStore: Sendable {
+    public let kind: StoreKind
+    public let store: any SessionStore
     /// The `--store` argument naming the same database (for the CLI tests).
-    let location: String
-    let reopen: @Sendable (_ migratingTo: Int?) async throws -> any SessionStore
-    let executeRaw: @Sendable (String) async throws -> Void
+    public let location: String
+    public let reopen: @Sendable (_ migratingTo: Int?) async throws -> any SessionStore
+    public let executeRaw: @Sendable (String) async throws -> Void
 }
 
-enum Harness {
+public enum Harness {
     /// Runs `body` on `test`, closing the store afterwards whether `body` succeeds or throws.
     private static func running<T>(_ body: (TestStore) async throws -> T, on test: TestStore) async throws -> T {
         do {
@@ -44,7 +44,7 @@ enum Harness {
     }
 
     /// A fresh, empty store of `kind`, migrated to `version` (latest by default); closed afterwards.
-    static func withStore<T>(
+    public static func withStore<T>(
         _ kind: StoreKind, migratingTo version: Int? = nil,
         _ body: (TestStore) async throws -> T
     ) async throws -> T {
@@ -75,18 +75,18 @@ enum Harness {
 }
 
 /// A clock the tests move by hand.
-final class TestClock: @unchecked Sendable {
+public final class TestClock: @unchecked Sendable {
     private let lock = NSLock()
     private var seconds: Int64
 
-    init(_ start: Int64 = 1_900_000_000) { seconds = start }
-    var now: Int64 { lock.withLock { seconds } }
-    func advance(_ by: Int64) { lock.withLock { seconds += by } }
-    var tokenClock: TokenClock { TokenClock { [self] in Date(timeIntervalSince1970: TimeInterval(now)) } }
+    public init(_ start: Int64 = 1_900_000_000) { seconds = start }
+    public var now: Int64 { lock.withLock { seconds } }
+    public func advance(_ by: Int64) { lock.withLock { seconds += by } }
+    public var tokenClock: TokenClock { TokenClock { [self] in Date(timeIntervalSince1970: TimeInterval(now)) } }
 }
 
 extension SessionConfiguration {
-    static func test(_ clock: TestClock, grace: Int64 = 10) -> SessionConfiguration {
+    public static func test(_ clock: TestClock, grace: Int64 = 10) -> SessionConfiguration {
         var c = SessionConfiguration(issuer: "https://auth.test", audience: "https://api.test", defaultClientID: "ios-app")
         c.clock = clock.tokenClock
         c.reuseGraceInterval = grace
@@ -98,7 +98,7 @@ extension SessionConfiguration {
 /// same time (a PostgreSQL server, above all) inherits them and keeps them open; they are
 /// drained on threads of their own, never on the cooperative pool.
 @discardableResult
-func runProcess(
+public func runProcess(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
     stdin: String? = nil
 ) async throws -> (status: Int32, stdout: String, stderr: String) {

@@ -1,33 +1,32 @@
 import Foundation
 import Synchronization
-import Testing
 
 /// A PostgreSQL server of its own for the test run: `initdb` into a temporary directory,
 /// `pg_ctl start` on a free loopback port (as the `postgres` OS user when running as root,
 /// since the server refuses root), one fresh database per test, stopped and deleted at exit.
 /// A watchdog shell stops it too if the test process dies without running its exit handlers.
-actor ThrowawayPostgres {
-    static let shared = ThrowawayPostgres()
+public actor ThrowawayPostgres {
+    public static let shared = ThrowawayPostgres()
 
     /// A server of its own, apart from the shared one, for a test that stops and starts it.
-    static func dedicated() -> ThrowawayPostgres { ThrowawayPostgres() }
+    public static func dedicated() -> ThrowawayPostgres { ThrowawayPostgres() }
 
-    struct Server: Sendable {
-        let bin: String
-        let dataDirectory: String
-        let port: Int
-        let asUser: String?
+    public struct Server: Sendable {
+        public let bin: String
+        public let dataDirectory: String
+        public let port: Int
+        public let asUser: String?
         /// The `postgres` options it was started with (port, socket folder, settings).
-        let options: String
+        public let options: String
 
         /// Stops the server (`pg_ctl stop -m MODE`), keeping its data: a database going away under load.
-        func stop(mode: String = "fast") async throws {
+        public func stop(mode: String = "fast") async throws {
             let r = try await ThrowawayPostgres.run(bin + "/pg_ctl", ["-D", dataDirectory, "-m", mode, "-w", "-t", "60", "stop"], as: asUser)
             guard r.status == 0 else { throw HarnessError("pg_ctl stop failed: \(r.stderr)") }
         }
 
         /// Starts it again on the same data and port.
-        func restart() async throws {
+        public func restart() async throws {
             let log = URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().appendingPathComponent("server.log").path
             let r = try await ThrowawayPostgres.run(
                 bin + "/pg_ctl", ["-D", dataDirectory, "-l", log, "-o", options, "-w", "-t", "60", "start"],
@@ -36,7 +35,7 @@ actor ThrowawayPostgres {
         }
 
         /// Creates an empty database and returns its URL.
-        func createDatabase() async throws -> String {
+        public func createDatabase() async throws -> String {
             let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
             let r = try await ThrowawayPostgres.run(bin + "/createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name], as: nil)
             guard r.status == 0 else { throw HarnessError("createdb failed: \(r.stderr)") }
@@ -49,7 +48,7 @@ actor ThrowawayPostgres {
     private static let stopCommands = Mutex<[String]>([])
 
     /// The server, started once on first use (every concurrent caller awaits the same start).
-    func server() async throws -> Server {
+    public func server() async throws -> Server {
         if let starting { return try await starting.value }
         let task = Task { try await self.start() }
         starting = task
@@ -58,7 +57,7 @@ actor ThrowawayPostgres {
 
     /// Where `initdb`, `pg_ctl` and `createdb` are: `$TOKENTOOL_PG_BIN`, else the newest
     /// /usr/lib/postgresql/N/bin (Debian), else /usr/local/pgsql/bin or /usr/bin.
-    nonisolated static func binDirectory() -> String? {
+    public nonisolated static func binDirectory() -> String? {
         let fm = FileManager.default
         if let env = ProcessInfo.processInfo.environment["TOKENTOOL_PG_BIN"] {  // when set, only there
             return fm.isExecutableFile(atPath: env + "/initdb") && fm.isExecutableFile(atPath: env + "/pg_ctl") ? env : nil
@@ -151,7 +150,7 @@ actor ThrowawayPostgres {
     /// above 2 is closed before it starts: a daemon it leaves behind (the server, the watchdog)
     /// must not keep Foundation's child-monitoring sockets open, or no Process would ever be
     /// seen to terminate.
-    static func run(
+    public static func run(
         _ executable: String, _ arguments: [String], as user: String?,
         closingInheritedDescriptors: Bool = false
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
@@ -165,7 +164,7 @@ actor ThrowawayPostgres {
     }
 }
 
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct HarnessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

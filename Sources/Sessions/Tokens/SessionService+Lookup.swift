@@ -1,6 +1,6 @@
 import JOSE
 
-extension SessionManager {
+extension SessionService {
     /// The session a refresh token belongs to, whether the token is current or spent and
     /// the session live or not; `nil` for a token this store does not know.
     /// - Throws: `store_unavailable`.
@@ -15,7 +15,7 @@ extension SessionManager {
 
     /// A session by id; `nil` when unknown or purged.
     public func session(id: String) async throws -> SessionRecord? {
-        guard Self.isStorableID(id, maxBytes: 255) else { return nil }
+        guard SessionManager.isStorableID(id, maxBytes: 255) else { return nil }
         return try await store.read { tx in try await tx.session(id: id, forUpdate: false) }
     }
 }
@@ -33,7 +33,7 @@ public enum RefreshBearer: Sendable, Hashable {
     case unknown
 }
 
-extension SessionManager {
+extension SessionService {
     /// Authenticates a refresh token used as a bearer. A spent token presented this way is reuse:
     /// its session is revoked as a refresh with it would revoke it, so that a stolen old token
     /// opens nothing and ends the session it was stolen from.

@@ -1,0 +1,84 @@
+import Foundation
+import JOSE
+
+extension SessionService {
+    /// Verifies an access token issued for any of `audiences` against this store's published
+    /// keys (one verifier per audience set, kept by the key ring); with `checkSession`, also that
+    /// its session (`sid`) is still live (not revoked, not expired, not purged). A server whose
+    /// apps share the store checks the tokens of all of them before it knows the app.
+    /// - Throws: the codes of ``AccessTokenVerifier``; `session_revoked` when `checkSession`
+    ///   finds the session dead; `invalid_configuration` for an empty `audiences`; `store_unavailable`.
+    public func verifyAccessToken(_ token: String, audiences: Set<String>, checkSession: Bool = true) async throws -> AccessTokenClaims {
+        guard !audiences.isEmpty else { throw TokenError(.invalidConfiguration, "an access token verifier needs at least one audience") }
+        let options = AccessTokenVerifier.options(
+            issuer: configuration.issuer, audiences: audiences,
+            leeway: TimeInterval(configuration.leeway), clock: configuration.clock)
+        let verifier = try await keyRing.accessTokenVerifier(options: options, audiences: options.audiences)
+        let claims = try AccessTokenClaims(verifier.verify(token).claims)
+        if checkSession {
+            guard let sid = claims.sessionID else { throw TokenError(.missingClaim, "access token has no sid to check", claim: "sid") }
+            let now = configuration.now
+            let session = try await store.read { tx in try await tx.session(id: sid, forUpdate: false) }
+            guard let session, session.isLive(at: now), session.userID == claims.subject else {
+                throw TokenError(
+                    .sessionRevoked,
+                    "the session of this access token is \(session == nil ? "gone" : (session!.revokedAt != nil ? "revoked" : "expired"))")
+            }
+        }
+        return claims
+    }
+
+    /// RFC 7662 introspection of an access token or a refresh token.
+    ///
+    /// Never throws for a bad token: an invalid, expired, spent or revoked token is
+    /// `{"active": false}` and ``Introspection/reason`` says why (not part of the RFC 7662 shape).
+    /// - Parameter audiences: the apps whose access tokens count; refresh tokens of every client of
+    ///   the store are introspected.
+    /// - Throws: `store_unavailable` and configuration errors only (`invalid_configuration` for an
+    ///   access token and an empty `audiences`).
+    public func introspect(_ token: String, audiences: Set<String>) async throws -> Introspection {
+        if RefreshToken.looksLikeRefreshToken(token) {
+            let hash = RefreshToken.hash(token)
+            let now = configuration.now
+            let found: (RefreshTokenRecord, SessionRecord)? = try await store.transaction { tx in
+                guard let t = try await tx.refreshToken(hash: hash), let f = try await tx.session(id: t.sessionID, forUpdate: false) else {
+                    return nil
+                }
+                return (t, f)
+            }
+            guard let (record, session) = found else {
+                return .inactive(TokenError(.invalidRefreshToken, "refresh token is not known to this store"))
+            }
+            if session.revokedAt != nil { return .inactive(TokenError(.refreshTokenRevoked, "session was revoked")) }
+            if !session.isLive(at: now) { return .inactive(TokenError(.refreshTokenExpired, "session expired")) }
+            if record.usedAt != nil { return .inactive(TokenError(.refreshTokenReused, "refresh token was already used")) }
+            var o = JSONObject()
+            o["active"] = true
+            o["token_type"] = "refresh_token"
+            o["client_id"] = .string(session.clientID)
+            o["sub"] = .string(session.userID)
+            o["iss"] = .string(configuration.issuer)
+            o["iat"] = .int(record.createdAt)
+            o["exp"] = .int(min(session.expiresAt, session.idleExpiresAt))
+            o["sid"] = .string(session.id)
+            return Introspection(active: true, response: o, reason: nil)
+        }
+        do {
+            let c = try await verifyAccessToken(token, audiences: audiences, checkSession: true)
+            var o = JSONObject()
+            o["active"] = true
+            o["token_type"] = "access_token"
+            o["client_id"] = .string(c.clientID)
+            o["sub"] = .string(c.subject)
+            o["iss"] = .string(c.issuer)
+            o["aud"] = c.audience.count == 1 ? .string(c.audience[0]) : .array(c.audience.map(JSONValue.string))
+            o["iat"] = .int(c.issuedAt)
+            o["exp"] = .int(c.expiresAt)
+            o["jti"] = .string(c.jwtID)
+            if let sid = c.sessionID { o["sid"] = .string(sid) }
+            return Introspection(active: true, response: o, reason: nil)
+        } catch let e as TokenError where e.code.rejectsToken {
+            return .inactive(e)
+        }
+    }
+}

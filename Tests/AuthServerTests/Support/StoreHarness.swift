@@ -1,1 +1,0 @@
-../../SessionsTests/Support/StoreHarness.swift

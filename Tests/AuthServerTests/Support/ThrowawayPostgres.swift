@@ -1,1 +1,0 @@
-../../SessionsTests/Support/ThrowawayPostgres.swift
