@@ -78,6 +78,21 @@ import Testing
         }
     }
 
+    @Test("records are versioned JSON; a record of another version resumes nothing", arguments: StoreKind.available)
+    func versioned(kind: StoreKind) async throws {
+        try await Harness.withStore(kind) { t in
+            var flow = try OIDCLoginFlow(try Self.request(), created: Self.now)
+            let json = try OIDCPayload.encode(flow)
+            #expect(json.hasPrefix(#"{"created":"#) && json.contains(#""v":1"#) && json.contains(#""request":{"client":"portal","#))
+            flow.version = 2
+            let later = flow
+            let handle = try await t.store.transaction { tx in try await tx.issueLoginFlow(later, app: "app-a") }
+            #expect(
+                try await t.store.transaction { tx in try await tx.loginFlow(handle: handle, clients: Self.clients, at: Self.now, consume: false) }
+                    == nil)
+        }
+    }
+
     static func issueCode(_ store: any SessionStore, at time: Int64 = now) async throws -> (String, OIDCAuthorizationCode) {
         let (handle, _) = try await store.startLoginFlow(try request(), at: time)
         let finished = try #require(
@@ -95,7 +110,9 @@ import Testing
     func codeRedemption(kind: StoreKind) async throws {
         try await Harness.withStore(kind) { t in
             let (code, stored) = try await Self.issueCode(t.store)
-            #expect(stored.version == 1 && stored.clientID == "portal" && stored.nonce == "n-1" && stored.scopes == ["openid", "email"])
+            #expect(
+                stored.version == 1 && stored.binding.clientID == "portal" && stored.binding.nonce == "n-1"
+                    && stored.binding.scopes == ["openid", "email"])
             #expect(stored.amr == ["pwd"] && stored.opSessionID == "sid-1" && stored.authTime == Self.now - 30 && stored.sessionID.utf8.count == 22)
             func redeem(
                 client: String = "portal", app: String = "app-a", uri: String? = "http://127.0.0.1:5173/cb", verifier: String? = Self.verifier
@@ -135,8 +152,7 @@ import Testing
     }
 
     @Test func redemptionChecksAreExact() throws {
-        var code = try OIDCAuthorizationCode(
-            try OIDCLoginFlow(try Self.request(), created: Self.now), userID: "u", authTime: 0, amr: [], opSessionID: "s", created: Self.now)
+        var code = OIDCCodeBinding(try Self.request())
         let uri = "http://127.0.0.1:5173/cb"
         #expect(code.redemptionProblem(clientID: "portal", redirectURI: uri, verifier: Self.verifier) == nil)
         #expect(code.redemptionProblem(clientID: "portal", redirectURI: uri + "/", verifier: Self.verifier)?.error == "invalid_grant")

@@ -11,124 +11,34 @@ extension OneTimeTokenPurpose {
     public static let opSession = OneTimeTokenPurpose(rawValue: "op_session")
 }
 
-/// The state of an authorization request waiting for a person (the login or consent page), kept
-/// server-side as the payload of a `login_flow` one-time token and named by ``OIDCFlowHandle``
-/// in the page's URL. Versioned JSON: a record of another ``version`` is not resumed.
-public struct OIDCLoginFlow: Codable, Sendable, Hashable {
-    /// The payload's format; a record of another version is treated as unknown.
-    public static let version = 1
-    /// How long a flow lives (docs/oidc.md: 10 minutes).
-    public static let lifetime: Int64 = 600
-
-    public var version: Int
+/// What an authorization code is bound to, carried from the checked request through its flow
+/// into the code: the client, the redirect URI, the scopes, the `nonce` and the PKCE challenge.
+public struct OIDCCodeBinding: Codable, Sendable, Hashable {
     public var clientID: String
     /// The redirect URI as requested (a loopback one with its own port).
     public var redirectURI: String
+    /// The token request must then send the same `redirect_uri`.
     public var redirectURIWasSent: Bool
     public var scopes: [String]
-    public var state: String?
     public var nonce: String?
     public var codeChallenge: String?
-    /// ``OIDCAuthorizationRequest/Prompt`` raw values, sorted.
-    public var prompt: [String]
-    public var maxAge: Int64?
-    public var loginHint: String?
-    /// The `sub` of a verified `id_token_hint`: whoever signs in must be that user.
-    public var hintedSubject: String?
-    /// The forms' CSRF token (``OIDCCSRF``).
-    public var csrf: String
-    /// When the flow started (Unix seconds).
-    public var created: Int64
 
     enum CodingKeys: String, CodingKey {
-        case version = "v", clientID = "client", redirectURI = "redirect_uri", redirectURIWasSent = "redirect_uri_sent", scopes, state,
-            nonce, codeChallenge = "code_challenge", prompt, maxAge = "max_age", loginHint = "login_hint", hintedSubject = "hinted_sub",
-            csrf, created
+        case clientID = "client", redirectURI = "redirect_uri", redirectURIWasSent = "redirect_uri_sent", scopes = "scope", nonce,
+            codeChallenge = "code_challenge"
     }
 
-    /// The flow of a checked request, with a new CSRF token.
-    /// - Throws: `internal_error` if the random generator fails.
-    public init(_ request: OIDCAuthorizationRequest, hintedSubject: String? = nil, created: Int64) throws {
-        version = Self.version
+    public init(_ request: OIDCAuthorizationRequest) {
         clientID = request.client.id
         redirectURI = request.redirectURI
         redirectURIWasSent = request.redirectURIWasSent
         scopes = request.scopes
-        state = request.state
         nonce = request.nonce
         codeChallenge = request.codeChallenge
-        prompt = request.prompt.map(\.rawValue).sorted()
-        maxAge = request.maxAge
-        loginHint = request.loginHint
-        self.hintedSubject = hintedSubject
-        csrf = try OIDCCSRF.make()
-        self.created = created
     }
 
-    /// The request to resume, with the client as configured now; `nil` when the client is gone
-    /// or no longer has the redirect URI (the config changed while the page was open).
-    public func request(clients: [String: OIDCClientConfig]) -> OIDCAuthorizationRequest? {
-        guard let client = clients[clientID], OIDCRedirectURI.match(redirectURI, in: client.redirectURIs) != nil else { return nil }
-        return OIDCAuthorizationRequest(
-            client: client, redirectURI: redirectURI, redirectURIWasSent: redirectURIWasSent, scopes: scopes, state: state, nonce: nonce,
-            codeChallenge: codeChallenge, prompt: Set(prompt.compactMap(OIDCAuthorizationRequest.Prompt.init(rawValue:))), maxAge: maxAge,
-            loginHint: loginHint, idTokenHint: nil, acrValues: [])
-    }
-}
-
-/// What an authorization code stands for, kept as the payload of an `authorization_code`
-/// one-time token (subject: the user) and checked when it is redeemed
-/// (``redemptionProblem(clientID:redirectURI:verifier:)``).
-public struct OIDCAuthorizationCode: Codable, Sendable, Hashable {
-    public static let version = 1
-    /// How long a code lives (docs/oidc.md: 60 s).
-    public static let lifetime: Int64 = 60
-
-    public var version: Int
-    public var clientID: String
-    public var redirectURI: String
-    /// The token request must then send the same `redirect_uri`.
-    public var redirectURIWasSent: Bool
-    public var codeChallenge: String?
-    public var nonce: String?
-    public var scopes: [String]
-    public var userID: String
-    public var authTime: Int64
-    /// RFC 8176 methods of the sign-in (``Authentication/methods`` made `amr`).
-    public var amr: [String]
-    /// The OP session's `sid`.
-    public var opSessionID: String
-    /// The id the redemption's session is to have, chosen with the code: a second use of the code
-    /// ends that session, and the tokens the first use was given stop working.
-    public var sessionID: String
-    public var created: Int64
-
-    enum CodingKeys: String, CodingKey {
-        case version = "v", clientID = "client", redirectURI = "redirect_uri", redirectURIWasSent = "redirect_uri_sent",
-            codeChallenge = "code_challenge", nonce, scopes = "scope", userID = "user", authTime = "auth_time", amr, opSessionID = "sid",
-            sessionID = "session", created
-    }
-
-    /// The code of a flow (``OIDCLoginFlow``) its user finished, with a new session id.
-    /// - Throws: `internal_error` if the random generator fails.
-    public init(_ flow: OIDCLoginFlow, userID: String, authTime: Int64, amr: [String], opSessionID: String, created: Int64) throws {
-        version = Self.version
-        clientID = flow.clientID
-        redirectURI = flow.redirectURI
-        redirectURIWasSent = flow.redirectURIWasSent
-        codeChallenge = flow.codeChallenge
-        nonce = flow.nonce
-        scopes = flow.scopes
-        self.userID = userID
-        self.authTime = authTime
-        self.amr = amr
-        self.opSessionID = opSessionID
-        sessionID = try RandomID.make()
-        self.created = created
-    }
-
-    /// Why a token request may not redeem this code, or `nil` when it may (RFC 6749 §4.1.3,
-    /// RFC 7636 §4.6): `invalid_grant` when the code was issued to another client; when
+    /// Why a token request may not redeem a code of this binding, or `nil` when it may (RFC 6749
+    /// §4.1.3, RFC 7636 §4.6): `invalid_grant` when the code was issued to another client; when
     /// `redirect_uri` was sent in the authorization request and is missing or different here (or
     /// is sent here and differs from the one the code was issued for); when a challenge was sent
     /// and the verifier is missing or does not match it; and when a verifier comes for a code
@@ -146,6 +56,103 @@ public struct OIDCAuthorizationCode: Codable, Sendable, Hashable {
         case (nil, _?): return .invalidGrant("code_verifier sent, but the authorization request had no code_challenge")
         case (nil, nil): return nil
         }
+    }
+}
+
+/// The state of an authorization request waiting for a person (the login or consent page), kept
+/// server-side as the payload of a `login_flow` one-time token and named by ``OIDCFlowHandle``
+/// in the page's URL. Versioned JSON: a record of another ``version`` is not resumed.
+public struct OIDCLoginFlow: Codable, Sendable, Hashable {
+    /// The payload's format; a record of another version is treated as unknown.
+    public static let version = 1
+    /// How long a flow lives (docs/oidc.md: 10 minutes).
+    public static let lifetime: Int64 = 600
+
+    public var version: Int
+    /// What the code will be bound to.
+    public var binding: OIDCCodeBinding
+    public var state: String?
+    /// ``OIDCAuthorizationRequest/Prompt`` raw values, sorted.
+    public var prompt: [String]
+    public var maxAge: Int64?
+    public var loginHint: String?
+    /// The `sub` of a verified `id_token_hint`: whoever signs in must be that user.
+    public var hintedSubject: String?
+    /// The forms' CSRF token (``OIDCCSRF``).
+    public var csrf: String
+    /// When the flow started (Unix seconds).
+    public var created: Int64
+
+    public var clientID: String { binding.clientID }
+
+    enum CodingKeys: String, CodingKey {
+        case version = "v", binding = "request", state, prompt, maxAge = "max_age", loginHint = "login_hint", hintedSubject = "hinted_sub",
+            csrf, created
+    }
+
+    /// The flow of a checked request, with a new CSRF token.
+    /// - Throws: `internal_error` if the random generator fails.
+    public init(_ request: OIDCAuthorizationRequest, hintedSubject: String? = nil, created: Int64) throws {
+        version = Self.version
+        binding = OIDCCodeBinding(request)
+        state = request.state
+        prompt = request.prompt.map(\.rawValue).sorted()
+        maxAge = request.maxAge
+        loginHint = request.loginHint
+        self.hintedSubject = hintedSubject
+        csrf = try OIDCCSRF.make()
+        self.created = created
+    }
+
+    /// The request to resume, with the client as configured now; `nil` when the client is gone
+    /// or no longer has the redirect URI (the config changed while the page was open).
+    public func request(clients: [String: OIDCClientConfig]) -> OIDCAuthorizationRequest? {
+        guard let client = clients[clientID], OIDCRedirectURI.match(binding.redirectURI, in: client.redirectURIs) != nil else { return nil }
+        return OIDCAuthorizationRequest(
+            client: client, redirectURI: binding.redirectURI, redirectURIWasSent: binding.redirectURIWasSent, scopes: binding.scopes,
+            state: state, nonce: binding.nonce, codeChallenge: binding.codeChallenge,
+            prompt: Set(prompt.compactMap(OIDCAuthorizationRequest.Prompt.init(rawValue:))), maxAge: maxAge, loginHint: loginHint,
+            idTokenHint: nil, acrValues: [])
+    }
+}
+
+/// What an authorization code stands for, kept as the payload of an `authorization_code`
+/// one-time token (subject: the user) and checked when it is redeemed
+/// (``OIDCCodeBinding/redemptionProblem(clientID:redirectURI:verifier:)``).
+public struct OIDCAuthorizationCode: Codable, Sendable, Hashable {
+    public static let version = 1
+    /// How long a code lives (docs/oidc.md: 60 s).
+    public static let lifetime: Int64 = 60
+
+    public var version: Int
+    /// Client, redirect URI, scopes, `nonce` and PKCE challenge of the request.
+    public var binding: OIDCCodeBinding
+    public var userID: String
+    public var authTime: Int64
+    /// RFC 8176 methods of the sign-in (``Authentication/methods`` made `amr`).
+    public var amr: [String]
+    /// The OP session's `sid`.
+    public var opSessionID: String
+    /// The id the redemption's session is to have, chosen with the code: a second use of the code
+    /// ends that session, and the tokens the first use was given stop working.
+    public var sessionID: String
+    public var created: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case version = "v", binding = "request", userID = "user", authTime = "auth_time", amr, opSessionID = "sid", sessionID = "session", created
+    }
+
+    /// The code of a flow (``OIDCLoginFlow``) its user finished, with a new session id.
+    /// - Throws: `internal_error` if the random generator fails.
+    public init(_ flow: OIDCLoginFlow, userID: String, authTime: Int64, amr: [String], opSessionID: String, created: Int64) throws {
+        version = Self.version
+        binding = flow.binding
+        self.userID = userID
+        self.authTime = authTime
+        self.amr = amr
+        self.opSessionID = opSessionID
+        sessionID = try RandomID.make()
+        self.created = created
     }
 }
 

@@ -110,7 +110,7 @@ extension SessionStore {
     }
 
     /// Redeems `code` for the authenticated client `clientID` of `app`: consumed and checked in
-    /// one transaction (``OIDCAuthorizationCode/redemptionProblem(clientID:redirectURI:verifier:)``),
+    /// one transaction (``OIDCCodeBinding/redemptionProblem(clientID:redirectURI:verifier:)``),
     /// a failed check rolling the consumption back.
     /// - Throws: `store_unavailable`.
     func redeemAuthorizationCode(_ code: String, clientID: String, app: String, redirectURI: String?, verifier: String?, at time: Int64)
@@ -122,7 +122,7 @@ extension SessionStore {
                 case .consumed(let record):
                     guard let stored = OIDCPayload.decode(OIDCAuthorizationCode.self, record.payload), stored.version == OIDCAuthorizationCode.version
                     else { return .refused(.invalidGrant("the code is not valid")) }
-                    if let problem = stored.redemptionProblem(clientID: clientID, redirectURI: redirectURI, verifier: verifier) {
+                    if let problem = stored.binding.redemptionProblem(clientID: clientID, redirectURI: redirectURI, verifier: verifier) {
                         throw CodeRefusal(error: problem)
                     }
                     return .redeemed(stored)
