@@ -13,6 +13,8 @@ public struct AppConfig: Sendable {
     public var providers: [String: ProviderConfig] = [:]
     /// `webhooks.user_deleted`.
     public var userDeletedWebhook: String?
+    /// `op_session_ttl`: how long the OpenID Provider's browser session lasts (``readOPSessionTTL(_:)``).
+    public var opSessionTTL = AppConfig.defaultOPSessionTTL
 
     /// The provider names the config knows: the login methods' (``LoginMethodRegistry``).
     public static var providerNames: Set<String> { Set(LoginMethodRegistry.inUse.names) }
@@ -31,6 +33,7 @@ public struct AppConfig: Sendable {
             guard let g = try o.duration("reuse_grace"), g <= 300 else { throw o.error("reuse_grace", "must be a duration of at most 300s") }
             reuseGrace = g
         }
+        opSessionTTL = try Self.readOPSessionTTL(&o)
         if var p = try o.object("providers") {
             let methods = LoginMethodRegistry.inUse
             for name in p.memberNames {

@@ -42,6 +42,8 @@ public enum AccountPages {
         input{box-sizing:border-box;width:100%;font-size:1rem;padding:.7rem;border:1px solid #bbb;border-radius:8px}\
         button{margin-top:1.25rem;width:100%;font-size:1rem;padding:.8rem;border:0;border-radius:8px;background:#0b5cff;color:#fff}\
         .error{color:#a40000;background:#fdecec;padding:.75rem;border-radius:8px}.ok{color:#0a5d00}\
+        a.alt,button.alt{display:block;box-sizing:border-box;margin-top:.75rem;width:100%;text-align:center;padding:.8rem;\
+        border:1px solid #bbb;border-radius:8px;background:#fff;color:#1c1e21;text-decoration:none}\
         @media (max-width:30rem){main{margin:0;border-radius:0;min-height:100vh}}
         """
 
@@ -103,14 +105,19 @@ public enum AccountPages {
                     <button type="submit">Set the password</button></form>
                     """
         }
-        return """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8">\
-            <meta name="viewport" content="width=device-width, initial-scale=1">\
-            <meta name="referrer" content="no-referrer">\
-            <title>\(escape(title)) · \(escape(app))</title><style>\(style)</style></head>\
-            <body><main><h1>\(escape(title))</h1>\(body)</main></body></html>
-            """
+        return document(title: title, app: app, body: body)
+    }
+
+    /// A complete page: `title` (plain text, escaped here) over `body` (HTML, escaped by the caller).
+    static func document(title: String, app: String, body: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8">\
+        <meta name="viewport" content="width=device-width, initial-scale=1">\
+        <meta name="referrer" content="no-referrer">\
+        <title>\(escape(title)) · \(escape(app))</title><style>\(style)</style></head>\
+        <body><main><h1>\(escape(title))</h1>\(body)</main></body></html>
+        """
     }
 
     /// Escapes text for HTML content and double-quoted attributes.

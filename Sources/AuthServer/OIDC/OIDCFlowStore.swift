@@ -1,0 +1,143 @@
+import Foundation
+public import Sessions
+
+/// A login flow read back from the store, with the request it resumes.
+public struct OIDCResumedFlow: Sendable {
+    /// The handle it was named by (``OIDCFlowHandle``).
+    public var handle: String
+    public var flow: OIDCLoginFlow
+    /// The request, with the client as configured now.
+    public var request: OIDCAuthorizationRequest
+}
+
+/// What redeeming an authorization code came to.
+enum OIDCCodeRedemption: Sendable {
+    /// The code was consumed by this call and passed every check.
+    case redeemed(OIDCAuthorizationCode)
+    /// `invalid_grant`: unknown, expired, malformed, or failing a check (then not consumed:
+    /// the check's refusal rolls the consumption back, so the rightful client can still redeem it).
+    case refused(OAuthError)
+    /// `invalid_grant` for a code used before: what the first use started (``OIDCAuthorizationCode/sessionID``)
+    /// is to be ended.
+    case reused(OIDCAuthorizationCode, OAuthError)
+}
+
+/// A failed check, thrown to roll the code's consumption back.
+private struct CodeRefusal: Error { let error: OAuthError }
+
+/// Versioned JSON payloads of one-time tokens.
+enum OIDCPayload {
+    static func encode(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// The payload as `T`; `nil` when it is not `T`'s JSON.
+    static func decode<T: Decodable>(_ type: T.Type, _ payload: String) -> T? {
+        try? JSONDecoder().decode(type, from: Data(payload.utf8))
+    }
+}
+
+extension SessionStoreTransaction {
+    /// Stores `flow` for `app` (the client's) for ``OIDCLoginFlow/lifetime``.
+    /// - Returns: the handle to put in the page's URL.
+    /// - Throws: `internal_error` (random generator), `store_unavailable`.
+    public func issueLoginFlow(_ flow: OIDCLoginFlow, app: String) async throws -> String {
+        let issued = try await issueOneTimeToken(
+            purpose: .loginFlow, app: app, subject: flow.clientID, payload: try OIDCPayload.encode(flow), createdAt: flow.created,
+            expiresAt: flow.created + OIDCLoginFlow.lifetime)
+        return OIDCFlowHandle.make(token: issued.token, clientID: flow.clientID)
+    }
+
+    /// The live flow `handle` names, read (`consume` false: the page shown again) or consumed
+    /// (`consume` true: the flow ends here, with a code or an error sent to the client); `nil`
+    /// when the handle is malformed, unknown, used or expired, the record is not a flow of this
+    /// version, or its client or redirect URI is no longer configured: the 400 error page.
+    /// - Throws: `store_unavailable`.
+    public func loginFlow(handle: String, clients: [String: OIDCClientConfig], at time: Int64, consume: Bool) async throws -> OIDCResumedFlow? {
+        guard let (token, clientID) = OIDCFlowHandle.parse(handle), let client = clients[clientID] else { return nil }
+        // Checked before it is consumed: a handle naming another client, or a flow its client
+        // can no longer resume, leaves the record as it was.
+        guard let record = try await lookUpOneTimeToken(token, purpose: .loginFlow, app: client.app), record.subject == clientID,
+            let flow = OIDCPayload.decode(OIDCLoginFlow.self, record.payload), flow.version == OIDCLoginFlow.version, flow.clientID == clientID,
+            let request = flow.request(clients: clients)
+        else { return nil }
+        if consume {
+            guard try await consumeOneTimeToken(token, purpose: .loginFlow, app: client.app, at: time).consumed != nil else { return nil }
+        } else {
+            guard record.state(at: time) == .live else { return nil }
+        }
+        return OIDCResumedFlow(handle: handle, flow: flow, request: request)
+    }
+
+    /// Stores `code` for `app` (the client's) for ``OIDCAuthorizationCode/lifetime``, its user as subject.
+    /// - Returns: the `code` to send to the client.
+    /// - Throws: `internal_error` (random generator), `store_unavailable`.
+    public func issueAuthorizationCode(_ code: OIDCAuthorizationCode, app: String) async throws -> String {
+        try await issueOneTimeToken(
+            purpose: .authorizationCode, app: app, subject: code.userID, payload: try OIDCPayload.encode(code), createdAt: code.created,
+            expiresAt: code.created + OIDCAuthorizationCode.lifetime
+        ).token
+    }
+}
+
+extension SessionStore {
+    /// Stores the flow of `request` (a new CSRF token with it) in one transaction.
+    /// - Returns: the handle for the page's URL, and the flow.
+    /// - Throws: `internal_error` (random generator), `store_unavailable`.
+    public func startLoginFlow(_ request: OIDCAuthorizationRequest, hintedSubject: String? = nil, at time: Int64) async throws -> (
+        handle: String, flow: OIDCLoginFlow
+    ) {
+        let flow = try OIDCLoginFlow(request, hintedSubject: hintedSubject, created: time)
+        let handle = try await transaction { tx in try await tx.issueLoginFlow(flow, app: request.client.app) }
+        return (handle, flow)
+    }
+
+    /// Ends the flow `handle` names and issues its authorization code, in one transaction: of two
+    /// posts of one flow, one gets a code. `nil` as ``SessionStoreTransaction/loginFlow(handle:clients:at:consume:)``.
+    /// - Returns: the flow and the `code` for ``OIDCAuthorizationRequest/successLocation(code:issuer:)``.
+    /// - Throws: `internal_error` (random generator), `store_unavailable`.
+    public func finishLoginFlow(
+        handle: String, clients: [String: OIDCClientConfig], userID: String, authTime: Int64, amr: [String], opSessionID: String,
+        at time: Int64
+    ) async throws -> (flow: OIDCResumedFlow, code: String)? {
+        try await transaction { tx in
+            guard let resumed = try await tx.loginFlow(handle: handle, clients: clients, at: time, consume: true) else { return nil }
+            let code = try OIDCAuthorizationCode(resumed.flow, userID: userID, authTime: authTime, amr: amr, opSessionID: opSessionID, created: time)
+            return (resumed, try await tx.issueAuthorizationCode(code, app: resumed.request.client.app))
+        }
+    }
+
+    /// Redeems `code` for the authenticated client `clientID` of `app`: consumed and checked in
+    /// one transaction (``OIDCCodeBinding/redemptionProblem(clientID:redirectURI:verifier:)``),
+    /// a failed check rolling the consumption back.
+    /// - Throws: `store_unavailable`.
+    func redeemAuthorizationCode(_ code: String, clientID: String, app: String, redirectURI: String?, verifier: String?, at time: Int64)
+        async throws -> OIDCCodeRedemption
+    {
+        do {
+            return try await transaction { tx in
+                switch try await tx.consumeOneTimeToken(code, purpose: .authorizationCode, app: app, at: time) {
+                case .consumed(let record):
+                    guard let stored = OIDCPayload.decode(OIDCAuthorizationCode.self, record.payload), stored.version == OIDCAuthorizationCode.version
+                    else { return .refused(.invalidGrant("the code is not valid")) }
+                    if let problem = stored.binding.redemptionProblem(clientID: clientID, redirectURI: redirectURI, verifier: verifier) {
+                        throw CodeRefusal(error: problem)
+                    }
+                    return .redeemed(stored)
+                case .refused(.used, let record):
+                    let refusal = OAuthError.invalidGrant("the code was already used")
+                    guard let stored = OIDCPayload.decode(OIDCAuthorizationCode.self, record.payload) else { return .refused(refusal) }
+                    return .reused(stored, refusal)
+                case .refused:
+                    return .refused(.invalidGrant("the code has expired"))
+                case .unknown:
+                    return .refused(.invalidGrant("the code is not valid"))
+                }
+            }
+        } catch let refusal as CodeRefusal {
+            return .refused(refusal.error)
+        }
+    }
+}

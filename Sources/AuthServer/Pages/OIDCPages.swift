@@ -1,0 +1,183 @@
+import Foundation
+
+/// The OpenID Provider's hosted pages: login, consent, the error page and the signed-out page.
+/// Rendering only; the authorization and end-session endpoints serve them.
+///
+/// The same HTML, stylesheet and escaping as ``AccountPages``: no script, every value escaped,
+/// a CSRF token (``OIDCCSRF``) in every form. The login and consent forms have no `action`: they
+/// post to the page's own URL, which names the flow (``OIDCFlowHandle``). The web sign-in
+/// buttons are plain links (GET) to the server's own start routes, so that the policy's
+/// `form-action` need not name Google, Apple or Facebook. Served with ``headers(redirectURI:)``.
+public enum OIDCPages {
+    /// What a page shows.
+    public enum Page: Sendable, Hashable {
+        case login(Login)
+        case consent(Consent)
+        /// A request that cannot go back to the client (an unknown client, a redirect URI that is
+        /// missing or not registered, an unknown, used or expired flow): the message, and no link.
+        case error(message: String)
+        /// The end-session endpoint ended the session and has nowhere registered to send the browser.
+        case signedOut
+    }
+
+    /// The login form.
+    public struct Login: Sendable, Hashable {
+        /// The client the user signs in to (its configured `name`).
+        public var clientName: String
+        /// The form's ``OIDCCSRF`` token.
+        public var csrf: String
+        /// The email to prefill: the request's `login_hint`, or what was typed before a refusal.
+        public var email: String?
+        public var message: LoginMessage?
+        /// One link per web sign-in provider of the app, in the order shown.
+        public var providers: [WebSignInButton]
+
+        public init(clientName: String, csrf: String, email: String? = nil, message: LoginMessage? = nil, providers: [WebSignInButton] = []) {
+            self.clientName = clientName
+            self.csrf = csrf
+            self.email = email
+            self.message = message
+            self.providers = providers
+        }
+    }
+
+    /// Why the login page comes back.
+    public enum LoginMessage: Sendable, Hashable {
+        /// One message for an unknown email and a wrong password alike.
+        case wrongCredentials
+        /// The address was never confirmed.
+        case confirmFirst
+        /// Throttled, or the password hasher is busy: try again in `seconds`.
+        case wait(seconds: Int)
+        /// The form came back without its CSRF token, or with another: the page is shown afresh.
+        case expiredForm
+        /// A web sign-in provider refused, or its answer was refused: a readable message (no secret).
+        case upstream(String)
+    }
+
+    /// A "Continue with …" link of the login page.
+    public struct WebSignInButton: Sendable, Hashable {
+        public var provider: WebSignInProvider
+        /// Where the link goes: the server's own route that starts the provider's flow for this
+        /// login flow (a path below `public_url`, or an absolute URL of it).
+        public var href: String
+
+        public init(provider: WebSignInProvider, href: String) {
+            self.provider = provider
+            self.href = href
+        }
+    }
+
+    /// The providers that sign in by their own redirect flow, by config name.
+    public enum WebSignInProvider: String, Sendable, Hashable, CaseIterable {
+        case google = "oauth2-google"
+        case apple = "oauth2-apple"
+        case facebook = "oauth2-facebook"
+
+        /// The button's text.
+        public var label: String {
+            switch self {
+            case .google: "Continue with Google"
+            case .apple: "Continue with Apple"
+            case .facebook: "Continue with Facebook"
+            }
+        }
+    }
+
+    /// The consent form.
+    public struct Consent: Sendable, Hashable {
+        public var clientName: String
+        public var csrf: String
+        /// The scopes asked for (``OIDCClientConfig/knownScopes`` values), in request order.
+        public var scopes: [String]
+        /// Who is signed in, when an email is known.
+        public var email: String?
+
+        public init(clientName: String, csrf: String, scopes: [String], email: String? = nil) {
+            self.clientName = clientName
+            self.csrf = csrf
+            self.scopes = scopes
+            self.email = email
+        }
+    }
+
+    /// The name of the hidden field that carries the CSRF token.
+    public static let csrfField = "csrf"
+    /// The consent form's answer field and its two values.
+    public static let decisionField = "decision"
+    public static let allow = "allow"
+    public static let deny = "deny"
+
+    /// What a scope lets the client have, as the consent page says it.
+    public static func describe(scope: String) -> String {
+        switch scope {
+        case "openid": "Know who you are (your user id)"
+        case "profile": "Your name and picture"
+        case "email": "Your email address"
+        case "offline_access": "Keep access while you are away"
+        default: scope
+        }
+    }
+
+    /// The status a page is served with: 400 for the error page, 429 for a throttled login, else 200.
+    public static func status(of page: Page) -> Int {
+        switch page {
+        case .error: 400
+        case .login(let login) where login.message.map({ if case .wait = $0 { true } else { false } }) == true: 429
+        default: 200
+        }
+    }
+
+    /// The page as a complete HTML document. `app` is the app's name as shown to people.
+    public static func render(_ page: Page, app: String) -> String {
+        let escape = AccountPages.escape
+        switch page {
+        case .error(let message):
+            return AccountPages.document(
+                title: "Cannot sign in", app: app,
+                body: "<p class=\"error\" id=\"problem\">\(escape(message))</p><p>Go back to the app you came from and try again.</p>")
+        case .signedOut:
+            return AccountPages.document(title: "Signed out", app: app, body: "<p class=\"ok\">You are signed out. You can close this page.</p>")
+        case .consent(let c):
+            let who = c.email.map { "<p>Signed in as <strong>\(escape($0))</strong>.</p>" } ?? ""
+            let items = c.scopes.map { "<li>\(escape(describe(scope: $0)))</li>" }.joined()
+            return AccountPages.document(
+                title: "Allow access?", app: app,
+                body: """
+                    \(who)<p><strong id="client">\(escape(c.clientName))</strong> asks for:</p><ul id="scopes">\(items)</ul>\
+                    <form method="post">\(csrfInput(c.csrf))\
+                    <button type="submit" name="\(decisionField)" value="\(allow)">Allow</button>\
+                    <button type="submit" class="alt" name="\(decisionField)" value="\(deny)">Deny</button></form>
+                    """)
+        case .login(let l):
+            let message = l.message.map { "<p class=\"error\" id=\"problem\">\(escape(text(of: $0)))</p>" } ?? ""
+            let buttons = l.providers.map { "<a class=\"alt\" href=\"\(escape($0.href))\">\(escape($0.provider.label))</a>" }.joined()
+            return AccountPages.document(
+                title: "Sign in", app: app,
+                body: """
+                    \(message)<p>to continue to <strong id="client">\(escape(l.clientName))</strong></p>\
+                    <form method="post">\(csrfInput(l.csrf))\
+                    <label for="email">Email</label>\
+                    <input type="email" id="email" name="email" autocomplete="username" required maxlength="320" value="\(escape(l.email ?? ""))">\
+                    <label for="password">Password</label>\
+                    <input type="password" id="password" name="password" autocomplete="current-password" required maxlength="512">\
+                    <button type="submit">Sign in</button></form>\(buttons)
+                    """)
+        }
+    }
+
+    private static func csrfInput(_ token: String) -> String {
+        "<input type=\"hidden\" name=\"\(csrfField)\" value=\"\(AccountPages.escape(token))\">"
+    }
+
+    /// The login page's message.
+    static func text(of message: LoginMessage) -> String {
+        switch message {
+        case .wrongCredentials: "The email or password is wrong."
+        case .confirmFirst: "Confirm your email address first: open the link in the mail we sent you."
+        case .wait(let seconds): "Too many attempts: wait \(seconds) seconds, then try again."
+        case .expiredForm: "The form had expired. Please sign in again."
+        case .upstream(let why): why
+        }
+    }
+}
