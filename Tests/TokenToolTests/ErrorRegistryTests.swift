@@ -19,7 +19,7 @@ import Testing
     static let allCodes: [TokenError.Code] = {
         var codes = TokenError.Code.joseCodes
         #if canImport(Sessions)
-            codes += TokenError.Code.identityCodes + TokenError.Code.sessionsCodes
+            codes += TokenError.Code.identityCodes + TokenError.Code.webAuthnCodes + TokenError.Code.sessionsCodes
         #endif
         #if canImport(AuthServer)
             codes += TokenError.Code.authServerCodes
