@@ -1,7 +1,7 @@
 import JOSE
 
 /// A time-based one-time password generator and checker (RFC 6238) with the parameters every
-/// authenticator app understands and SERVER.md fixes: HMAC-SHA-1, 6 digits, 30-second steps
+/// authenticator app understands and the server's contract fixes: HMAC-SHA-1, 6 digits, 30-second steps
 /// counted from the Unix epoch, one step of drift either way.
 ///
 /// A value of this type holds the shared secret and nothing else; the caller keeps the last
