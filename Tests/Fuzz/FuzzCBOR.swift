@@ -4,9 +4,11 @@ import Foundation
 
 // libFuzzer target "cbor": the WebAuthn CBOR decoder (Identity/WebAuthn/CBORDecoder.swift) on
 // hostile bytes: whole-input decoding under the default bounds and under tight ones, and prefix
-// decoding from every one of the first offsets (authenticator data puts a COSE key mid-buffer).
-// Invariants: only `malformed_cbor` is ever thrown; a prefix ends inside the input; a value
-// decoded whole is the same value decoded as a prefix ending at the end.
+// decoding from every one of the first offsets (authenticator data puts a COSE key mid-buffer);
+// then the same bytes as authenticator data, as a COSE key, and as an attestation object in a
+// registration. Invariants: the decoder throws only `malformed_cbor`; a prefix ends inside the
+// input; a value decoded whole is the same value decoded as a prefix ending at the end; the
+// WebAuthn readers throw only TokenErrors.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCBOR(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -31,6 +33,15 @@ public func fuzzCBOR(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             Fuzz.check(end > offset && end <= bytes.count, "a prefix ends outside the input")
             walk(value)
         }
+    }
+    let relyingParty = WebAuthnRelyingParty(id: "example.org", origins: ["https://example.org"])
+    let clientData = Array(#"{"type":"webauthn.create","challenge":"AAAA","origin":"https://example.org"}"#.utf8)
+    for attempt in [
+        { _ = try AuthenticatorData(bytes) },
+        { _ = try COSEKey(try CBOR.decode(bytes)) },
+        { _ = try relyingParty.verifyRegistration(clientDataJSON: clientData, attestationObject: bytes, challenge: [0, 0, 0]) },
+    ] as [() throws -> Void] {
+        do { try attempt() } catch is TokenError {} catch { Fuzz.fail("a WebAuthn reader threw a non-TokenError: \(error)") }
     }
     return 0
 }
