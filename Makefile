@@ -8,13 +8,18 @@ export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 # openssl (the command line) and python3 joserfc are the independent implementations the interop tests use;
 # curl and jq run the server examples of docs/server.md and the demo; chromium and chromium-driver
-# (with PyPI selenium) the browser test of the hosted account pages.
+# (with PyPI selenium) the browser test of the hosted account pages; oathtool (with PyPI pyotp) the
+# TOTP tests' independent one-time passwords.
 APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind python3-pip curl jq \
-	chromium chromium-driver
+	chromium chromium-driver oathtool
 # joserfc: the interop tests' independent JOSE; authlib: a real OAuth 2.0 client against tokentool serve;
 # selenium drives Chromium through the hosted confirm and reset pages; openapi_spec_validator and
 # schemathesis check the server's OpenAPI document and the server against it.
-PY_PACKAGES := joserfc authlib requests selenium openapi_spec_validator schemathesis
+PY_PACKAGES := joserfc authlib requests selenium openapi_spec_validator schemathesis pyotp
+# soft-webauthn (a software authenticator) and webauthn (py_webauthn) make and check the passkey
+# vectors (TestVectors/webauthn/). soft-webauthn needs fido2 1.x, which needs a cryptography older than
+# joserfc's, so these two live in a virtual environment of their own.
+WEBAUTHN_VENV := .build-py
 BIN := .build/debug/tokentool
 # Sets $$bin to the AddressSanitizer tokentool that `make test` built (building it when missing), for the
 # tests that run the server as a process.
@@ -41,6 +46,8 @@ deps:
 	@for m in $(PY_PACKAGES); do python3 -c "import $$m" 2>/dev/null && continue; echo "installing: $$m (PyPI)"; \
 	  python3 -m pip install -q --disable-pip-version-check $$m 2>/dev/null || \
 	  python3 -m pip install -q --disable-pip-version-check --break-system-packages $$m; done
+	@$(WEBAUTHN_VENV)/bin/python -c "import soft_webauthn, webauthn" 2>/dev/null || { echo "installing: soft-webauthn webauthn (PyPI, in $(WEBAUTHN_VENV))"; \
+	  python3 -m venv $(WEBAUTHN_VENV) && $(WEBAUTHN_VENV)/bin/pip install -q --disable-pip-version-check soft-webauthn webauthn; }
 
 build: deps
 	$(SWIFT) build

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets over the JOSE and Identity modules.
 #
-#   scripts/fuzz.sh TARGET [SECONDS]     TARGET: token | jwk | pem | claims | provider | all   (default SECONDS: 600)
+#   scripts/fuzz.sh TARGET [SECONDS]     TARGET: token | jwk | pem | claims | provider | cbor | all   (default SECONDS: 600)
 #   scripts/fuzz.sh build                only build the targets
 #   scripts/fuzz.sh list                 print the target names
 #
 # Each target is the JOSE sources (built once, with -enable-testing) plus one entry file from
 # Tests/Fuzz/, compiled by swiftc with -sanitize=fuzzer,address: libFuzzer provides main(), the
-# entry is @_cdecl("LLVMFuzzerTestOneInput"). The provider target also links the Identity sources
+# entry is @_cdecl("LLVMFuzzerTestOneInput"). The provider and cbor targets also link the Identity sources
 # (built the same way), all but HTTP/AsyncHTTPClientTransport.swift: its HTTP transport is scripted
 # by the fuzz input. Seeds come from TestVectors/fuzz/TARGET/ plus the
 # matching files elsewhere in TestVectors/; new inputs found go to .build-fuzz/corpus/TARGET
@@ -20,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS=(token jwk pem claims provider)
+TARGETS=(token jwk pem claims provider cbor)
 SWIFTC=${SWIFTC:-swiftc}
 OUT=.build-fuzz
 OPT=${FUZZ_OPT:--O}
@@ -35,6 +35,7 @@ entry_file() {
     pem) echo Tests/Fuzz/FuzzPEM.swift ;;
     claims) echo Tests/Fuzz/FuzzClaims.swift ;;
     provider) echo Tests/Fuzz/FuzzProvider.swift ;;
+    cbor) echo Tests/Fuzz/FuzzCBOR.swift ;;
     *) echo "unknown fuzz target: $1 (expected one of: ${TARGETS[*]})" >&2; exit 2 ;;
   esac
 }
@@ -93,7 +94,7 @@ build_target() {
   build_jose
   build_copenssl
   local -a libs=("$OUT/libJOSE.a" "$OUT/thread_keys.o")
-  if [[ $t == provider ]]; then build_identity; libs=("$OUT/libIdentity.a" "$OUT/libJOSE.a" "$OUT/thread_keys.o"); fi
+  if [[ $t == provider || $t == cbor ]]; then build_identity; libs=("$OUT/libIdentity.a" "$OUT/libJOSE.a" "$OUT/thread_keys.o"); fi
   mapfile -t shared < <(find Tests/Fuzz/Shared -name '*.swift' | sort)
   if stale "$OUT/fuzz-$t" "$entry" "${shared[@]}" "${libs[@]}"; then
     echo "fuzz: building target $t" >&2
@@ -111,7 +112,7 @@ seed_dirs() {
     token) dirs+=(TestVectors/jose-cookbook/jws) ;;
     jwk) dirs+=(TestVectors/jose-cookbook/jwk TestVectors/realworld) ;;
     pem) dirs+=(TestVectors/pem) ;;
-    claims | provider) ;;
+    claims | provider | cbor) ;;
   esac
   # Every folder named above exists (FuzzSeedTests checks it): a renamed folder is not skipped silently.
   for d in "${dirs[@]}"; do [[ -d $d ]] && echo "$d"; done

@@ -31,5 +31,5 @@ extension TokenError.Code {
         .providerUnavailable, .providerError, .invalidClient, .redirectURIMismatch,
         .invalidNonce, .foreignApp, .invalidHostedDomain, .invalidToken,
         .customFunctionRefused, .customFunctionFailed,
-    ]
+    ] + webAuthnCodes
 }

@@ -39,5 +39,5 @@ extension TokenError.Code {
             .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken,
             .sessionRevoked, .identityInUse, .userNotFound, .storeUnavailable, .storeTooNew,
             .unauthorizedClient, .userDisabled, .apiKeyNotFound, .apiKeyExists, .invalidAPIKey,
-        ] + accountsCodes
+        ] + accountsCodes + mfaCodes
 }

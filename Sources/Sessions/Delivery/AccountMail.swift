@@ -76,7 +76,9 @@ public struct AccountMail: Sendable, Hashable {
         ].joined(separator: "\r\n")
     }
 
-    private static func percentEncoded(_ s: String) -> String {
+    /// `s` with every character but RFC 3986 §2.3's unreserved ones percent-encoded as UTF-8 (the
+    /// otpauth URI of ``TOTP`` uses it too).
+    static func percentEncoded(_ s: String) -> String {
         s.addingPercentEncoding(
             withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")) ?? ""
     }

@@ -32,7 +32,7 @@ final class HMACKey: @unchecked Sendable {
         storage.deallocate()
     }
 
-    private static func makeTemplate(_ secret: [UInt8], digestName: String) throws -> OpaquePointer {
+    static func makeTemplate(_ secret: [UInt8], digestName: String) throws -> OpaquePointer {
         ERR_clear_error()
         guard let ctx = EVP_MAC_CTX_new(FetchedMAC.hmac.pointer) else { throw OpenSSLError.fail(.internalError, "cannot create an HMAC context") }
         let ok = digestName.withCString { name -> Bool in
@@ -65,6 +65,11 @@ final class HMACKey: @unchecked Sendable {
         guard index >= 0, let template = templates[index] else {
             throw TokenError(.algorithmNotAllowed, "the secret is too short for \(alg.rawValue)")
         }
+        return try Self.run(template, data, into: out)
+    }
+
+    /// One MAC over `data` with a copy of `template` (left unchanged); `out` must hold 64 bytes.
+    static func run(_ template: OpaquePointer, _ data: UnsafeRawBufferPointer, into out: UnsafeMutablePointer<UInt8>) throws -> Int {
         guard let ctx = EVP_MAC_CTX_dup(template) else { throw OpenSSLError.fail(.internalError, "cannot duplicate an HMAC context") }
         defer { EVP_MAC_CTX_free(ctx) }
         var outLength = 0
@@ -72,6 +77,19 @@ final class HMACKey: @unchecked Sendable {
             EVP_MAC_final(ctx, out, &outLength, 64) == 1
         else { throw OpenSSLError.fail(.internalError, "HMAC failed") }
         return outLength
+    }
+
+    /// HMAC-SHA-1 (RFC 2104) of `data`: for HOTP and TOTP (RFC 4226 §5.2, RFC 6238 §1.2) only.
+    /// SHA-1 is no JWS algorithm here: ``JWSAlgorithm`` has no case for it and never will.
+    static func sha1(key: [UInt8], data: [UInt8]) throws -> [UInt8] {
+        let template = try makeTemplate(key, digestName: "SHA1")
+        defer { EVP_MAC_CTX_free(template) }
+        return try data.withUnsafeBytes { d in
+            try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buf in
+                let n = try run(template, d, into: buf.baseAddress!)
+                return Array(UnsafeBufferPointer(start: buf.baseAddress, count: n))
+            }
+        }
     }
 }
 

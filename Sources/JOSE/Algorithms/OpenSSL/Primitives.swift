@@ -87,6 +87,11 @@ public enum HMAC {
             }
         }
     }
+
+    /// HMAC-SHA-1, for one-time passwords only (HOTP, RFC 4226 §5.2; TOTP, RFC 6238): their
+    /// authenticator apps fix SHA-1. Never a JWS algorithm.
+    /// - Throws: `internal_error` if OpenSSL fails.
+    public static func sha1(key: [UInt8], data: [UInt8]) throws -> [UInt8] { try HMACKey.sha1(key: key, data: data) }
 }
 
 /// AES-256-GCM (NIST SP 800-38D) for sealing data at rest, e.g. private keys in a key ring.

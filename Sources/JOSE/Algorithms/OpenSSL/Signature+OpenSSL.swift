@@ -37,6 +37,19 @@ extension KeyMaterial {
         }
     }
 
+    /// Verifies an ECDSA signature given as a DER ECDSA-Sig-Value (X9.62; how WebAuthn §6.5.6 and
+    /// X.509 carry it) rather than JWS's r ‖ s; other schemes as ``verify(_:signature:data:)``.
+    /// OpenSSL re-encodes what it reads and refuses a signature that is not that exact DER (BER
+    /// forms, trailing bytes).
+    func verifyDER(_ alg: JWSAlgorithm, signature: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer) throws -> Bool {
+        guard alg.scheme == .ecdsa, case .evp(let key) = self else { return try verify(alg, signature: signature, data: data) }
+        // SEQUENCE { INTEGER r, INTEGER s }: two coordinates, each with a sign byte, plus headers.
+        guard signature.count <= 2 * alg.curve!.coordinateSize + 16 else {
+            throw TokenError(.invalidSignature, "\(alg.rawValue) DER signature is \(signature.count) bytes; too long")
+        }
+        return try digestVerify(key, alg, signature: signature, data: data)
+    }
+
     /// Signs `data`; ECDSA signatures come back as JWS r ‖ s.
     func sign(_ alg: JWSAlgorithm, data: UnsafeRawBufferPointer) throws -> [UInt8] {
         switch self {
