@@ -1,4 +1,4 @@
-public import JOSE
+import JOSE
 
 /// Authenticator data (WebAuthn Level 2 §6.1): what the authenticator signed about itself.
 public struct AuthenticatorData: Sendable {

@@ -1,4 +1,4 @@
-public import JOSE
+import JOSE
 
 /// The relying party a WebAuthn ceremony is checked against: its id, the origins pages may call
 /// from, and whether user verification is required.
