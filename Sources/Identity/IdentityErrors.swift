@@ -27,9 +27,10 @@ extension TokenError.Code {
 
     /// Every code the Identity module declares (it mints JOSE's `invalid_grant` and
     /// `invalid_configuration` too).
-    public static let identityCodes: [TokenError.Code] = [
-        .providerUnavailable, .providerError, .invalidClient, .redirectURIMismatch,
-        .invalidNonce, .foreignApp, .invalidHostedDomain, .invalidToken,
-        .customFunctionRefused, .customFunctionFailed,
-    ] + webAuthnCodes
+    public static let identityCodes: [TokenError.Code] =
+        [
+            .providerUnavailable, .providerError, .invalidClient, .redirectURIMismatch,
+            .invalidNonce, .foreignApp, .invalidHostedDomain, .invalidToken,
+            .customFunctionRefused, .customFunctionFailed,
+        ] + webAuthnCodes
 }
