@@ -95,4 +95,39 @@ struct RouteTableTests {
             #expect(try await register(#"{"email": 7}"#).status == 400)
         }
     }
+
+    @Test(
+        "the login's limits are the table's: login_per_address, then the method's own; a malformed login is refused uncounted",
+        arguments: StoreKind.available)
+    func loginLimitsAreTheTables(kind: StoreKind) async throws {
+        let row = try #require(RouteTable.descriptions.first { $0.handler == "login" })
+        #expect(row.throttles == ["login_per_address", "anonymous_per_address", "failed_login_per_account"])
+        let limits = #""limits": {"login_per_address": "3/5m", "anonymous_per_address": "1/5m"},"#
+        try await LiveServer.with(kind, apps: Self.apps, extra: limits) { s in
+            let anon = LiveServer.base + "/app/myapp/auth/providers/anon-user/login"
+            // Refused before the table counts: an unknown provider, a body that is not JSON.
+            #expect(try await s.call(.POST, LiveServer.base + "/app/myapp/auth/providers/nope/login", body: "{}").status == 404)
+            for _ in 0..<3 { #expect(try await s.call(.POST, anon, body: "[not json").status == 400) }
+            // anonymous_per_address (1) is the anon-user method's; login_per_address (3) every login's.
+            #expect(try await s.call(.POST, anon, body: "{}").status == 200)
+            let anonymous = try await s.call(.POST, anon, body: "{}")
+            #expect(anonymous.status == 429 && (Int(anonymous.header("Retry-After") ?? "") ?? 0) > 0, "\(anonymous.body)")
+            let key = #"{"key": "not-a-key-0123456789"}"#
+            #expect(try await s.call(.POST, LiveServer.base + "/app/myapp/auth/providers/api-key/login", body: key).status == 401)
+            let third = try await s.call(.POST, LiveServer.base + "/app/myapp/auth/providers/api-key/login", body: key)
+            #expect(third.status == 429 && third.errorCode == "TooManyRequests", "\(third.body)")
+        }
+    }
+
+    @Test("every limit a registered login method declares is named in the login row, and counted by the table")
+    func everyLoginMethodLimitIsInTheRow() throws {
+        let row = try #require(RouteTable.rows.first { $0.name == "login" })
+        let named = Set(row.throttles.filter(\.byTable).map(\.name))
+        for method in LoginMethodRegistry.standard.methods {
+            for throttle in method.throttles {
+                #expect(named.contains(throttle.limitName), "\(method.name) declares \(throttle.limitName), which the login row does not name")
+            }
+        }
+        #expect(LoginMethodRegistry.standard.methods.contains { !$0.throttles.isEmpty }, "a method declares a limit (the check can fail)")
+    }
 }

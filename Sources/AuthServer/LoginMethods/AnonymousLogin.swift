@@ -6,7 +6,7 @@ import JOSE
 struct AnonymousLogin: LoginMethod {
     static let name = "anon-user"
     static let capabilities: LoginCapabilities = [.link]
-    static let throttles = [LoginThrottle(name: "anon_addr", limit: { $0.anonymousPerAddress })]
+    static let throttles = [LoginThrottle(name: "anon_addr", limitName: "anonymous_per_address", limit: { $0.anonymousPerAddress })]
 
     init(config: NoLoginConfig, environment: LoginEnvironment) {}
 

@@ -19,7 +19,8 @@ protocol LoginMethod: Sendable {
     static var name: String { get }
     /// What it can do besides signing in.
     static var capabilities: LoginCapabilities { get }
-    /// Limits counted per client address for each of its logins, after `login_per_address`.
+    /// Limits counted per client address for each of its logins, after `login_per_address`, by the
+    /// route table (the login row names each limit by its config name).
     static var throttles: [LoginThrottle] { get }
     /// `true` when its refusals reach the caller as thrown (its own codes: `login_failed`, …);
     /// `false` (the default) turns a refused credential into `auth_failed` naming the check.
@@ -71,6 +72,8 @@ struct LoginCapabilities: OptionSet, Sendable {
 struct LoginThrottle: Sendable {
     /// The key's prefix (`anon_addr`).
     let name: String
+    /// The limit's config name (`anonymous_per_address`): the login route's row names it.
+    let limitName: String
     /// The config's limit for it.
     let limit: @Sendable (ServerConfig.Limits) -> RateLimit
 }

@@ -7,7 +7,18 @@ import Sessions
 struct LoginRoutes: Sendable {
     let server: AuthServer
 
-    func login(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+    /// What a login request is, read and checked before the table counts its limits: a request
+    /// for an unknown app or provider, or with a malformed body, is refused uncounted.
+    struct Input: Sendable {
+        let app: AuthServer.AppRuntime
+        let provider: String
+        let method: any LoginMethod
+        let body: RequestJSON
+        let device: Device
+        let link: Bool
+    }
+
+    func read(_ request: Request, _ context: AuthRequestContext) async throws -> Input {
         let app = try server.pathApp(context)
         let provider = try context.parameters.require("provider")
         guard let method = server.loginMethods[app.config.id]?.method(named: provider) else {
@@ -15,11 +26,14 @@ struct LoginRoutes: Sendable {
         }
         let body = try await RequestJSON.read(request, context: context)
         let device = try Device(body, unixSeconds: Int64(app.sessions.configuration.clock.now().timeIntervalSince1970))
-        try await server.throttle("login_addr:" + (context.clientAddress ?? ""), server.config.limits.loginPerAddress, context)
-        for throttle in type(of: method).throttles {
-            try await server.throttle(throttle.name + ":" + (context.clientAddress ?? ""), throttle.limit(server.config.limits), context)
-        }
-        let link = request.uri.queryParameters.get("link") == "true"
+        return Input(
+            app: app, provider: provider, method: method, body: body, device: device,
+            link: request.uri.queryParameters.get("link") == "true")
+    }
+
+    /// After the table counted `login_per_address` and the method's own limits.
+    func login(_ input: Input, _ context: AuthRequestContext) async throws -> Response {
+        let (app, provider, method, body, device, link) = (input.app, input.provider, input.method, input.body, input.device, input.link)
         if link, context.session == nil { throw TokenError(.invalidSession, "linking needs an access token") }
         let bearer = link ? context.session : nil
         let proof = try await AppLoginMethods.authenticate(

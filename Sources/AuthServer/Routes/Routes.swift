@@ -7,9 +7,12 @@ import Hummingbird
 extension RouteTable {
     private static let app = base + "/app/:app"
     private static let userpass = app + "/auth/providers/local-userpass"
-    private static let login = RouteThrottle.inHandler("login_per_address")
-    private static let anonymous = RouteThrottle.inHandler("anonymous_per_address")
+    private static let login = RouteThrottle.perAddress("login_per_address", key: "login_addr:") { $0.loginPerAddress }
+    /// The limits login methods declare (``LoginMethod/throttles``), counted for the path's method.
+    static let loginMethodLimits = [RouteThrottle.ofLoginMethod("anonymous_per_address")]
     private static let failedLogin = RouteThrottle.inHandler("failed_login_per_account")
+    /// Every login's, then its method's, then (email/password) the account's failures.
+    private static let loginLimits = [login] + loginMethodLimits + [failedLogin]
     private static let register = RouteThrottle.perAddress("register_per_address", key: "register_addr:") { $0.registerPerAddress }
     private static let send = RouteThrottle.perAddress("send_per_address", key: "send_addr:") { $0.sendPerAddress }
     private static let call = RouteThrottle.perAddress("call_per_address", key: "call_addr:") { $0.callPerAddress }
@@ -22,8 +25,8 @@ extension RouteTable {
         Row(.get, "/healthz", "health") { .plain($0.health.health) },
         Row(.get, "/metrics", "metrics") { .plain($0.health.metrics) },  // the metrics token's bearer, else 404
         Row(.get, app + "/location", "location") { .plain($0.location.location) },
-        Row(.post, app + "/auth/providers/:provider/login", bearer: .optionalAccess, throttles: [login, anonymous, failedLogin], "login") {
-            .optionalUser($0.login.login)
+        Row(.post, app + "/auth/providers/:provider/login", bearer: .optionalAccess, throttles: loginLimits, "login") {
+            .checked($0.login.read, then: $0.login.login)
         },
         Row(.post, base + "/auth/session", bearer: .refresh, "refresh") { .token($0.sessions.refresh) },
         Row(.delete, base + "/auth/session", bearer: .refresh, "logout") { .token($0.sessions.logout) },

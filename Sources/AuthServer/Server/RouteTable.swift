@@ -79,8 +79,13 @@ struct RouteTable {
                 }
             }
         case .checked(let handle):
+            let optionalAccess = row.bearer == .optionalAccess
             run = { request, context in
-                try await handle(request, context) {
+                var context = context
+                if optionalAccess, request.headers[.authorization] != nil {
+                    context.session = try await bearer.session(of: request, kind: .access, context: context)
+                }
+                return try await handle(request, context) { [context] in
                     for throttle in throttles { try await throttle.apply(server, context) }
                 }
             }
@@ -119,7 +124,9 @@ enum RouteHandler: Sendable {
     /// `clients` entry, or unless `requireSecret` a public client's `client_id`); errors in the
     /// OAuth shape (``OAuthEndpoint/respond(_:)``).
     case client(requireSecret: Bool, @Sendable (OAuthForm, OAuthCaller, AuthRequestContext) async throws -> Response)
-    /// In two steps with the row's throttles between them (see ``RouteHandler/checked(_:then:)``).
+    /// In two steps with the row's throttles between them (see ``RouteHandler/checked(_:then:)``);
+    /// on a row whose bearer is `optionalAccess`, with ``AuthRequestContext/session`` set as for
+    /// ``optionalUser(_:)``.
     case checked(@Sendable (Request, AuthRequestContext, _ throttle: @Sendable () async throws -> Void) async throws -> Response)
 
     /// Reads and checks the request (`read`: the app, its provider, the body), then the table
@@ -138,25 +145,52 @@ enum RouteHandler: Sendable {
 }
 
 /// A limit a route counts, by its config name (`limits` in the config). A limit on the client's
-/// address alone is counted by the table; one whose key or moment only the handler knows (an
-/// email, a token id, a provider) is counted by the handler, and named in the row all the same.
+/// address is counted by the table, and so is one the path's login method declares; one whose key
+/// or moment only the handler knows (an email, a token id, a failed check) is counted by the
+/// handler, and named in the row all the same.
 struct RouteThrottle: Sendable {
     let name: String
-    /// The key's prefix and the limit, when the table counts it (per client address).
-    private let perAddress: (prefix: String, limit: @Sendable (ServerConfig.Limits) -> RateLimit)?
+    private let kind: Kind
 
-    var byTable: Bool { perAddress != nil }
+    private enum Kind: Sendable {
+        /// Key `prefix` + the client's address.
+        case perAddress(prefix: String, limit: @Sendable (ServerConfig.Limits) -> RateLimit)
+        /// The path's login method's ``LoginThrottle`` of this limit, if it declares one.
+        case loginMethod
+        case inHandler
+    }
+
+    var byTable: Bool {
+        if case .inHandler = kind { return false }
+        return true
+    }
 
     /// Counted by the table, per client address: key `prefix` + the address.
     static func perAddress(_ name: String, key prefix: String, _ limit: @escaping @Sendable (ServerConfig.Limits) -> RateLimit) -> RouteThrottle {
-        RouteThrottle(name: name, perAddress: (prefix, limit))
+        RouteThrottle(name: name, kind: .perAddress(prefix: prefix, limit: limit))
     }
 
+    /// Counted by the table when the login method of the path's `{app}` and `{provider}` declares
+    /// a ``LoginThrottle`` of limit `name` (`anon-user`: `anonymous_per_address`).
+    static func ofLoginMethod(_ name: String) -> RouteThrottle { RouteThrottle(name: name, kind: .loginMethod) }
+
     /// Counted by the handler (named here so that the table shows it).
-    static func inHandler(_ name: String) -> RouteThrottle { RouteThrottle(name: name, perAddress: nil) }
+    static func inHandler(_ name: String) -> RouteThrottle { RouteThrottle(name: name, kind: .inHandler) }
 
     func apply(_ server: AuthServer, _ context: AuthRequestContext) async throws {
-        guard let (prefix, limit) = perAddress else { return }
-        try await server.throttle(prefix + (context.clientAddress ?? ""), limit(server.config.limits), context)
+        let address = context.clientAddress ?? ""
+        switch kind {
+        case .perAddress(let prefix, let limit):
+            try await server.throttle(prefix + address, limit(server.config.limits), context)
+        case .loginMethod:
+            guard let app = context.parameters.get("app"), let provider = context.parameters.get("provider"),
+                let method = server.loginMethods[app]?.method(named: provider)
+            else { return }
+            for throttle in type(of: method).throttles where throttle.limitName == name {
+                try await server.throttle(throttle.name + ":" + address, throttle.limit(server.config.limits), context)
+            }
+        case .inHandler:
+            return
+        }
     }
 }
