@@ -20,6 +20,13 @@ struct LoadSheddingTests {
                 // A Google login waiting for its provider holds the only slot.
                 let body = #"{"id_token":"\#(try standIn.idToken("google"))"}"#
                 let held = Task { try await s.call(.POST, LiveServer.base + "/app/myapp/auth/providers/oauth2-google/login", body: body) }
+                // Probe only once the login is inside, waiting for the JWKS: a probe sent first would
+                // take the slot itself, and the login would be the one shed.
+                let clock = ContinuousClock(), start = clock.now
+                while standIn.requestCount(path: "/oauth2/v3/certs") == 0, clock.now - start < .seconds(5) {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(standIn.requestCount(path: "/oauth2/v3/certs") > 0, "the login never reached its provider")
                 var shed: LiveServer.Answer?
                 for _ in 0..<100 {
                     let answer = try await s.call(.GET, LiveServer.base + "/app/myapp/location")
