@@ -63,7 +63,8 @@ struct AppServicesTests {
         "refresh_rotation: a new refresh token each time; the spent one within grace gets the same successor; reuse later ends the session",
         arguments: StoreKind.available)
     func rotation(kind: StoreKind) async throws {
-        let apps = #"{ "myapp": { "refresh_rotation": true, "reuse_grace": "1s", "providers": { "anon-user": {} } } }"#
+        // A grace of whole seconds, wide enough for a replay right after the rotation on a loaded machine.
+        let apps = #"{ "myapp": { "refresh_rotation": true, "reuse_grace": "3s", "providers": { "anon-user": {} } } }"#
         try await LiveServer.with(kind, apps: apps) { s in
             let login = try await s.call(.POST, Self.anonLogin, body: "{}")
             let first = try #require(login["refresh_token"])
@@ -73,7 +74,7 @@ struct AppServicesTests {
             #expect(second != first)
             let replay = try await s.call(.POST, Self.base + "/auth/session", bearer: first)
             #expect(replay.status == 201 && replay["refresh_token"] == second)
-            try await Task.sleep(for: .seconds(2.2))
+            try await Task.sleep(for: .seconds(4.2))
             let reuse = try await s.call(.POST, Self.base + "/auth/session", bearer: first)
             #expect(reuse.status == 401 && reuse.errorCode == "InvalidSession")
             // Reuse revoked the whole session: the successor is dead too.
