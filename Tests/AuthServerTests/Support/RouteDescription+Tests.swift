@@ -1,7 +1,9 @@
-import HTTPTypes
+import Hummingbird
+
+@testable import AuthServer
 
 extension RouteDescription {
-    /// A row for a route added with `method`, `path` and the table's bearer step (`nil`: none),
+    /// For the OpenAPI tests: a row for a route added with `method`, `path` and the table's bearer step (`nil`: none),
     /// named by ``handlerName(_:_:)``.
     init(_ method: HTTPRequest.Method, _ path: String, bearer: Bearer) {
         self.init(method: method, path: path, bearer: bearer, throttles: [], handler: Self.handlerName(method, path))
