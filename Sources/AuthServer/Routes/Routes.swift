@@ -8,8 +8,9 @@ extension RouteTable {
     private static let app = base + "/app/:app"
     private static let userpass = app + "/auth/providers/local-userpass"
     private static let login = RouteThrottle.perAddress("login_per_address", key: "login_addr:") { $0.loginPerAddress }
-    /// The limits login methods declare (``LoginMethod/throttles``), counted for the path's method.
-    static let loginMethodLimits = [RouteThrottle.ofLoginMethod("anonymous_per_address")]
+    /// The limits the standard login methods declare (``LoginMethod/throttles``), each counted for
+    /// the path's method when that method declares it.
+    static let loginMethodLimits = LoginMethodRegistry.standard.methods.flatMap { $0.throttles.map { RouteThrottle.ofLoginMethod($0.limitName) } }
     private static let failedLogin = RouteThrottle.inHandler("failed_login_per_account")
     /// Every login's, then its method's, then (email/password) the account's failures.
     private static let loginLimits = [login] + loginMethodLimits + [failedLogin]
