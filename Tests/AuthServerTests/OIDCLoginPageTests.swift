@@ -110,6 +110,30 @@ import Sessions
         }
     }
 
+    @Test(
+        "an https public_url: the cookie is __Host- and Secure, the bare name is not read, a post from its http origin is refused",
+        arguments: StoreKind.available)
+    func secureCookie(kind: StoreKind) async throws {
+        try await OIDCFixture.with(kind, publicURL: "https://auth.test") { s in
+            try await OIDCFixture.register(s, "person@example.com")
+            try await OIDCBrowser.with(s) { b in
+                let (url, csrf, _) = try await Self.openLogin(b)
+                #expect(url.hasPrefix("https://auth.test/oauth/login?flow="))
+                let fields = [("csrf", csrf), ("email", "person@example.com"), ("password", OIDCFixture.password)]
+                #expect(try await b.post(url, fields, headers: [("Origin", "http://auth.test")]).status == 403)
+                let ok = try await b.post(url, fields, headers: [("Origin", "https://auth.test")])
+                #expect(ok.status == 303 && OIDCFixture.parameters(ok.header("Location"))["iss"] == "https://auth.test")
+                let cookie = try #require(b.setCookies.last)
+                #expect(cookie.hasPrefix("__Host-tokentool-op-myapp=") && cookie.hasSuffix("; Path=/; HttpOnly; SameSite=Lax; Secure"))
+                let token = try #require(b.cookies["__Host-tokentool-op-myapp"])
+                let none = "/oauth/authorize" + OIDCFixture.query(OIDCAuthorizeTests.portal + [("prompt", "none")])
+                #expect(OIDCFixture.parameters(try await b.get(none).header("Location"))["code"] != nil)
+                b.cookies = ["tokentool-op-myapp": token]
+                #expect(OIDCFixture.parameters(try await b.get(none).header("Location"))["error"] == "login_required")
+            }
+        }
+    }
+
     @Test("unknown, malformed and expired flow handles get the 400 error page", arguments: StoreKind.available)
     func unknownFlows(kind: StoreKind) async throws {
         try await OIDCFixture.with(kind) { s in

@@ -29,8 +29,8 @@ enum OIDCFixture {
     }
     static let files = ["portal.secret": secret + "\n"]
 
-    static func with<T>(_ kind: StoreKind, limits: String = "", _ body: (LiveServer) async throws -> T) async throws -> T {
-        try await LiveServer.with(kind, apps: apps, extra: extra(limits: limits), files: files, body)
+    static func with<T>(_ kind: StoreKind, limits: String = "", publicURL: String? = nil, _ body: (LiveServer) async throws -> T) async throws -> T {
+        try await LiveServer.with(kind, apps: apps, extra: extra(limits: limits), files: files, publicURL: publicURL, body)
     }
 
     /// Registers `email` in `app`; returns the user id once it signed in through the API (unless the app needs a confirmation).
