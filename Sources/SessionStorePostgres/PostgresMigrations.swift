@@ -111,6 +111,8 @@ enum PostgresMigrations {
         accountsBeforeUsers,
         apiKeyObjectIDs,
         oneTimeTokens,
+        SchemaMigration(version: 13, name: "add_session_sign_in", statements: []),
+        consents,
     ]
 }
 

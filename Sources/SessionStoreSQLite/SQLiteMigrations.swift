@@ -128,6 +128,8 @@ enum SQLiteMigrations {
         accountsBeforeUsers,
         apiKeyObjectIDs,
         oneTimeTokens,
+        SchemaMigration(version: 13, name: "add_session_sign_in", statements: []),
+        consents,
     ]
 }
 

@@ -52,6 +52,8 @@ struct UserpassLogin: LoginMethod {
     }
 
     func authenticate(_ request: LoginRequest) async throws -> LoginProof {
-        .user(try await request.server.userpassLogin(request.body, request.context, linkingTo: request.linkingTo))
+        .user(
+            try await request.server.userpassLogin(
+                request.body, request.context, app: request.sessions.configuration.app, linkingTo: request.linkingTo))
     }
 }

@@ -79,12 +79,17 @@ struct AccountPageRoutes: Sendable {
     /// value that is not valid percent-encoding is empty.
     static func form(_ buffer: ByteBuffer) -> [String: String] {
         var fields: [String: String] = [:]
-        for pair in String(buffer: buffer).split(separator: "&").prefix(16) {
+        for (name, value) in pairs(String(buffer: buffer), max: 16) where fields[name] == nil { fields[name] = value }
+        return fields
+    }
+
+    /// The name-value pairs of a form body or a query string, in order, repeats kept, at most
+    /// `max` of them (the rest ignored).
+    static func pairs(_ text: String, max: Int) -> [(name: String, value: String)] {
+        text.split(separator: "&").prefix(max).map { pair in
             let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ s: Substring) -> String { s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
-            let name = decode(kv[0])
-            if fields[name] == nil { fields[name] = kv.count == 2 ? decode(kv[1]) : "" }
+            return (decode(kv[0]), kv.count == 2 ? decode(kv[1]) : "")
         }
-        return fields
     }
 }

@@ -53,6 +53,10 @@ public enum OIDCPages {
         case expiredForm
         /// A web sign-in provider refused, or its answer was refused: a readable message (no secret).
         case upstream(String)
+        /// The client asked for another user (`id_token_hint`) than the one who signed in.
+        case otherAccount
+        /// The account is disabled.
+        case disabled
     }
 
     /// A "Continue with …" link of the login page.
@@ -178,6 +182,8 @@ public enum OIDCPages {
         case .wait(let seconds): "Too many attempts: wait \(seconds) seconds, then try again."
         case .expiredForm: "The form had expired. Please sign in again."
         case .upstream(let why): why
+        case .otherAccount: "The app asked for another account: sign in with that one."
+        case .disabled: "This account is disabled."
         }
     }
 }

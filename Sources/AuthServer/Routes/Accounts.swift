@@ -75,11 +75,11 @@ struct AccountRoutes: Sendable {
 }
 
 extension AuthServer {
-    /// The `local-userpass` login body `{"username","password"}`: the user id (the account's
+    /// The `local-userpass` login body `{"username","password"}` of `app`'s users: the user id (the account's
     /// first login creates it; with `linkingTo`, the account joins that user), or `login_failed`,
     /// `email_not_confirmed`, `identity_in_use`, or 429 while `failed_login_per_account` holds for the email.
-    func userpassLogin(_ body: RequestJSON, _ context: AuthRequestContext, linkingTo target: String? = nil) async throws -> String {
-        let accounts = try userpass(context)
+    func userpassLogin(_ body: RequestJSON, _ context: AuthRequestContext, app: String, linkingTo target: String? = nil) async throws -> String {
+        let accounts = try userpass(app: app)
         let email = try body.string("username", maxBytes: 1024), password = try body.string("password", maxBytes: 4096)
         let limit = config.limits.failedLoginPerAccount
         switch try await accounts.manager.login(email: email, password: password, failureLimit: limit, linkingTo: target) {

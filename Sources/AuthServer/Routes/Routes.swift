@@ -66,6 +66,16 @@ extension RouteTable {
         Row(.get, "/app/:app/reset", "resetPage") { .plain($0.pages.resetForm) },
         Row(.post, "/app/:app/reset", throttles: reset, "resetPageForm") { .plain($0.pages.reset) },
         Row(.get, "/openapi.json", "openAPIDocument") { .plain($0.openAPI.document) },  // this table, as OpenAPI 3.1
+        // The OpenID Provider's authorization endpoint and the hosted pages of its flows (docs/oidc.md);
+        // the login page's limits are counted by its handler, which answers them with the page.
+        Row(.get, "/oauth/authorize", "authorize") { .plain($0.oidc.authorize) },
+        Row(.post, "/oauth/authorize", "authorizeForm") { .plain($0.oidc.authorizeForm) },
+        Row(.get, OIDCAuthorizeRoutes.loginPath, "loginPage") { .plain($0.oidc.loginPage) },
+        Row(.post, OIDCAuthorizeRoutes.loginPath, throttles: [.inHandler("login_per_address"), failedLogin], "loginPageForm") {
+            .plain($0.oidc.login)
+        },
+        Row(.get, OIDCAuthorizeRoutes.consentPath, "consentPage") { .plain($0.oidc.consentPage) },
+        Row(.post, OIDCAuthorizeRoutes.consentPath, "consentPageForm") { .plain($0.oidc.consent) },
     ]
 }
 
@@ -73,6 +83,7 @@ extension RouteTable {
 struct RouteGroups: Sendable {
     let health: HealthRoutes, location: LocationRoutes, login: LoginRoutes, sessions: SessionRoutes, profile: ProfileRoutes
     let apiKeys: APIKeyRoutes, oauth: OAuthRoutes, accounts: AccountRoutes, pages: AccountPageRoutes, openAPI: OpenAPIRoutes
+    let oidc: OIDCAuthorizeRoutes
 
     init(server: AuthServer) {
         health = HealthRoutes(store: server.store, metrics: server.metrics, token: server.config.metricsToken)
@@ -85,5 +96,6 @@ struct RouteGroups: Sendable {
         accounts = AccountRoutes(server: server)
         pages = AccountPageRoutes(server: server)
         openAPI = OpenAPIRoutes(config: server.config, logger: server.logger)
+        oidc = OIDCAuthorizeRoutes(server: server)
     }
 }

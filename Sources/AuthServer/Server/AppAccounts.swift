@@ -75,8 +75,12 @@ extension AuthServer {
 
     /// The app's accounts, or `provider_not_found` when it has no `local-userpass` provider.
     func userpass(_ context: AuthRequestContext) throws -> AppAccounts {
-        let app = try pathApp(context)
-        guard let accounts = accounts[app.config.id] else { throw TokenError(.providerNotFound, "the app has no local-userpass provider") }
+        try userpass(app: try pathApp(context).config.id)
+    }
+
+    /// The accounts of the app `id`, or `provider_not_found` when it has no `local-userpass` provider.
+    func userpass(app id: String) throws -> AppAccounts {
+        guard let accounts = accounts[id] else { throw TokenError(.providerNotFound, "the app has no local-userpass provider") }
         return accounts
     }
 }

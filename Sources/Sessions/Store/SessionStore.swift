@@ -69,7 +69,8 @@ public protocol SessionStoreTransaction: Sendable {
     // MARK: users and identities
     func insertUser(_ user: UserRecord) async throws
     func user(id: String) async throws -> UserRecord?
-    /// Deletes the user, its identities, its API keys, its sessions and their refresh tokens; nothing else.
+    /// Deletes the user, its identities, its API keys, its sessions and their refresh tokens, and its
+    /// remembered consents; nothing else.
     /// - Returns: `false` when no such user exists.
     func deleteUser(id: String) async throws -> Bool
     /// Inserts an identity unless `(app, provider, issuer, subject)` already exists.
@@ -192,6 +193,12 @@ public protocol SessionStoreTransaction: Sendable {
     /// `now` (``deleteOneTimeTokens(endedBefore:)``).
     /// - Returns: the number of rows removed.
     func purgeAccounts(now: Int64) async throws -> Int
+
+    // MARK: remembered consents (schema step 14), see Consents.swift
+    /// What `userID` allowed `clientID`, if anything.
+    func consent(userID: String, clientID: String) async throws -> ConsentRecord?
+    /// Stores `consent`, replacing the user's earlier one for the same client.
+    func saveConsent(_ consent: ConsentRecord) async throws
 }
 
 extension SessionStoreTransaction {

@@ -68,10 +68,10 @@ struct LiveServer: Sendable {
     /// runs `body`, then stops it and removes its folder.
     /// With `store`, the server opens that store (a SQLite path or a PostgreSQL URL) instead of a fresh one.
     /// With `publicURLIsListener`, `public_url` is where the server listens (a free port picked
-    /// first), so a client may follow `location` as Realm clients do; else it is `http://auth.test`.
+    /// first), so a client may follow `location` as Realm clients do; else it is `publicURL`, by default `http://auth.test`.
     static func with<T>(
         _ kind: StoreKind, apps: String = defaultApps, extra: String = "", store given: String? = nil,
-        files: [String: String] = [:], publicURLIsListener: Bool = false, _ body: (LiveServer) async throws -> T
+        files: [String: String] = [:], publicURLIsListener: Bool = false, publicURL fixedURL: String? = nil, _ body: (LiveServer) async throws -> T
     ) async throws -> T {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tokentool-serve-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -90,7 +90,7 @@ struct LiveServer: Sendable {
             store = "\"store\": \"\(given)\","
         }
         let listenPort = publicURLIsListener ? try freePort() : 0
-        let publicURL = publicURLIsListener ? "http://127.0.0.1:\(listenPort)" : "http://auth.test"
+        let publicURL = fixedURL ?? (publicURLIsListener ? "http://127.0.0.1:\(listenPort)" : "http://auth.test")
         let text = #"{ "public_url": "\#(publicURL)", \#(store) \#(extra) "apps": \#(apps) }"#
         try text.write(toFile: dir + "/server.json", atomically: true, encoding: .utf8)
         let config = try ServerConfig.load(path: dir + "/server.json", environment: [:])

@@ -1,0 +1,34 @@
+public import Sessions
+
+extension OPSession {
+    /// RFC 8176 `amr` values of a sign-in by the login methods `methods` (config names, in the
+    /// order they proved it): a password is `pwd`, an upstream provider `fed`, a one-time code
+    /// `otp`; each value once, in that order.
+    public static func amr(of methods: [String]) -> [String] {
+        var out: [String] = []
+        for method in methods {
+            let value: String? =
+                switch method {
+                case "local-userpass": "pwd"
+                case "oauth2-google", "oauth2-apple", "oauth2-facebook", "custom-token": "fed"
+                case "totp": "otp"
+                default: nil
+                }
+            if let value, !out.contains(value) { out.append(value) }
+        }
+        return out
+    }
+}
+
+extension SessionStore {
+    /// Issues the authorization code of `request` straight from a live OP session: the browser
+    /// is signed in and no page is needed (a first-party client, or a consent given before).
+    /// - Returns: the `code` for ``OIDCAuthorizationRequest/successLocation(code:issuer:)``.
+    /// - Throws: `internal_error` (random generator), `store_unavailable`.
+    public func issueAuthorizationCode(_ request: OIDCAuthorizationRequest, session: OPSession, at time: Int64) async throws -> String {
+        let flow = try OIDCLoginFlow(request, created: time)
+        let code = try OIDCAuthorizationCode(
+            flow, userID: session.userID, authTime: session.authTime, amr: session.amr, opSessionID: session.sessionID, created: time)
+        return try await transaction { tx in try await tx.issueAuthorizationCode(code, app: request.client.app) }
+    }
+}

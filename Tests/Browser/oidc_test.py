@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Browser test of the OpenID Provider's hosted pages (docs/oidc.md, "The authorization step").
+
+Starts `tokentool serve` on 127.0.0.1 with a throwaway config (an app with email/password
+sign-in, a first-party client and a third-party one, both redirecting to a loopback listener
+served here), registers an account over the API, then in headless Chromium (Debian's chromium +
+chromium-driver, driven by selenium): opens /oauth/authorize, is sent to the login page, types a
+wrong password (one message for a wrong email or password), then the right one, and lands on the
+client's redirect URI with code, state and iss: Chromium enforces the page's CSP form-action on
+the redirect that follows the form post, so this checks the sign-in really completes in a
+browser. Then a third-party client's consent page (Allow) lands there too, and the signed-in
+browser gets the first-party client's code at once. A screenshot of each state lands in the
+output folder.
+Usage: oidc_test.py PATH/TO/tokentool [OUTPUT_DIR]
+"""
+import json, os, queue, subprocess, sys, tempfile, threading, time, urllib.parse, urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.common.exceptions import WebDriverException
+
+APP = "oidc-browser"
+PASSWORD = "browser password 1"
+arrivals = queue.Queue()
+
+
+class Client(BaseHTTPRequestHandler):
+    """The relying party's redirect URI: keeps each query it is sent, answers a small page."""
+
+    def do_GET(self):
+        url = urllib.parse.urlsplit(self.path)
+        if url.path == "/cb":
+            arrivals.put(dict(urllib.parse.parse_qsl(url.query)))
+        body = b"<!doctype html><title>client</title><p id=arrived>back at the client</p>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    tokentool = sys.argv[1]
+    out = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="oidc-test-")
+    os.makedirs(out, exist_ok=True)
+    client = ThreadingHTTPServer(("127.0.0.1", 0), Client)
+    threading.Thread(target=client.serve_forever, daemon=True).start()
+    redirect = f"http://127.0.0.1:{client.server_port}/cb"
+    work = tempfile.mkdtemp(prefix="oidc-serve-")
+    with open(os.path.join(work, "client.secret"), "w") as f:
+        f.write("browser-client-secret-0123456789abcdef")
+    os.chmod(os.path.join(work, "client.secret"), 0o600)  # secrets are read owner-only
+    port = free_port()
+    config = {"public_url": f"http://127.0.0.1:{port}", "store": "s.sqlite",
+              "apps": {APP: {"providers": {"local-userpass": {"auto_confirm": True}}}},
+              # Registered without a port: a loopback redirect URI matches on any port (RFC 8252 §7.3).
+              "clients": {"webapp": {"app": APP, "name": "Web App", "secret_file": "client.secret", "first_party": True,
+                                     "redirect_uris": ["http://127.0.0.1/cb"]},
+                          "partner": {"app": APP, "name": "Partner <b>Site</b>", "secret_file": "client.secret",
+                                      "redirect_uris": ["http://127.0.0.1/cb"]}}}
+    with open(os.path.join(work, "config.json"), "w") as f:
+        json.dump(config, f)
+    server = subprocess.Popen([tokentool, "serve", "--config", os.path.join(work, "config.json"), "--listen", f"127.0.0.1:{port}"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    browser = None
+    try:
+        line = server.stdout.readline()
+        assert line.startswith("listening on http://"), line
+        base = line.split()[-1].rstrip("/")
+        email = "oidc.user@example.com"
+        req = urllib.request.Request(base + f"/api/client/v2.0/app/{APP}/auth/providers/local-userpass/register",
+                                     data=json.dumps({"email": email, "password": PASSWORD}).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            assert r.status == 201, r.status
+
+        options = Options()
+        for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=390,844"):
+            options.add_argument(arg)
+        options.binary_location = "/usr/bin/chromium"
+        browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+        def shot(name, expect, seconds=15):
+            # After a form post the body may be the old page's, or gone mid-read: wait for the text.
+            deadline, text = time.monotonic() + seconds, ""
+            while time.monotonic() < deadline:
+                try:
+                    text = browser.find_element(By.TAG_NAME, "body").text
+                except WebDriverException:
+                    text = ""
+                if expect in text:
+                    break
+                time.sleep(0.1)
+            browser.save_screenshot(os.path.join(out, "oidc-" + name + ".png"))
+            assert expect in text, f"{name}: {expect!r} not in {text!r}"
+            print(f"ok {name}")
+
+        def authorize(client_id, state, **extra):
+            query = {"response_type": "code", "client_id": client_id, "redirect_uri": redirect, "scope": "openid email",
+                     "state": state, "nonce": "n-" + state, **extra}
+            browser.get(base + "/oauth/authorize?" + urllib.parse.urlencode(query))
+
+        def arrived(state):
+            got = arrivals.get(timeout=30)
+            assert got.get("state") == state and got.get("code") and got.get("iss") == base and "error" not in got, got
+            return got
+
+        def sign_in(password):
+            browser.find_element(By.ID, "email").clear()
+            browser.find_element(By.ID, "email").send_keys(email)
+            browser.find_element(By.ID, "password").send_keys(password)
+            browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+        authorize("webapp", "first", login_hint=email)
+        shot("login", "to continue to Web App")
+        assert browser.find_element(By.ID, "email").get_attribute("value") == email, "login_hint prefills the email"
+        assert "/oauth/login?flow=" in browser.current_url
+        sign_in("not the password")
+        shot("login-wrong", "The email or password is wrong.")
+        sign_in(PASSWORD)
+        shot("client-first", "back at the client")
+        arrived("first")
+        print("ok the login form's post ended at the client's redirect URI with code, state and iss")
+
+        # A third-party client: the consent page, its name escaped, then Allow.
+        authorize("partner", "second")
+        shot("consent", "Partner <b>Site</b>")
+        browser.find_element(By.CSS_SELECTOR, "button[value=allow]").click()
+        shot("client-consented", "back at the client")
+        arrived("second")
+
+        # Signed in: the first-party client's code at once, without a page.
+        authorize("webapp", "third", prompt="none")
+        shot("client-at-once", "back at the client")
+        arrived("third")
+        print(f"ok consent and the OP session; screenshots in {out}")
+    finally:
+        if browser:
+            browser.quit()
+        server.terminate()
+        server.wait(timeout=15)
+        client.shutdown()
+
+
+if __name__ == "__main__":
+    main()
