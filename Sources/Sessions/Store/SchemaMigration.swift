@@ -35,6 +35,11 @@ public enum SessionSchema {
         "add_account_ids",  // 10: accounts.id (an account before its user), nullable unique accounts.user_id; account_tokens.account_id
         "add_api_key_object_ids",  // 11: api_keys.id as ObjectIds (existing keys given one); sessions.api_key_id
         "add_one_time_tokens",  // 12: one_time_tokens (purpose, hash, app, subject, payload, expiry, use); account_tokens moved in, dropped
+        // 13 and 14: reserved for the OpenID Connect provider's steps (sessions' sign-in facts;
+        // consents); no statements here.
+        "reserved_13",  // 13
+        "reserved_14",  // 14
+        "add_mfa_factors",  // 15: mfa_factors (per user: the sealed TOTP secret, its last step, recovery code digests, the failure lock)
     ]
 
     /// The newest schema version this code knows.
