@@ -33,6 +33,7 @@ struct PostgresTransaction: SessionStoreTransaction {
         _ = try await q("DELETE FROM identities WHERE user_id = \(id)")
         _ = try await q("DELETE FROM api_keys WHERE user_id = \(id)")
         _ = try await q("DELETE FROM consents WHERE user_id = \(id)")
+        _ = try await q("DELETE FROM mfa_factors WHERE user_id = \(id)")
         return try await !q("DELETE FROM users WHERE id = \(id) RETURNING id").isEmpty
     }
 

@@ -130,6 +130,7 @@ enum SQLiteMigrations {
         oneTimeTokens,
         SchemaMigration(version: 13, name: "add_session_sign_in", statements: []),
         consents,
+        mfaFactors,
     ]
 }
 
@@ -333,5 +334,29 @@ extension SQLiteMigrations {
             FROM account_tokens t JOIN accounts a ON a.id = t.account_id
             """,
             "DROP TABLE account_tokens",
+        ])
+}
+
+extension SQLiteMigrations {
+    /// Step 15: a user's second factors, one row per user of its app: the TOTP secret sealed
+    /// under the master key (pending until `totp_confirmed_at`), the last accepted time step (a
+    /// code is accepted once), the recovery codes' digests (space-separated, each removed when
+    /// spent), and the lock after consecutive wrong codes.
+    static let mfaFactors = SchemaMigration(
+        version: 15, name: "add_mfa_factors",
+        statements: [
+            """
+            CREATE TABLE mfa_factors (
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                app TEXT NOT NULL DEFAULT '',
+                sealed_totp_secret TEXT,
+                totp_confirmed_at INTEGER,
+                totp_last_step INTEGER,
+                recovery_codes TEXT NOT NULL DEFAULT '',
+                failed_attempts INTEGER NOT NULL DEFAULT 0,
+                locked_until INTEGER,
+                updated_at INTEGER NOT NULL)
+            """,
+            "CREATE INDEX mfa_factors_app ON mfa_factors(app)",
         ])
 }

@@ -28,6 +28,7 @@ struct SQLiteTransaction: SessionStoreTransaction {
         _ = try await q("DELETE FROM identities WHERE user_id = ?", [.text(id)])
         _ = try await q("DELETE FROM api_keys WHERE user_id = ?", [.text(id)])
         _ = try await q("DELETE FROM consents WHERE user_id = ?", [.text(id)])
+        _ = try await q("DELETE FROM mfa_factors WHERE user_id = ?", [.text(id)])
         return try await !q("DELETE FROM users WHERE id = ? RETURNING id", [.text(id)]).isEmpty
     }
 

@@ -12,7 +12,8 @@ import Testing
     /// The contract's error table: `error_code` → status.
     static let contract: [String: Int] = [
         "BadRequest": 400, "InvalidParameter": 400, "MissingParameter": 400, "InvalidPassword": 400,
-        "UserpassTokenInvalid": 400, "InvalidSession": 401, "AuthError": 401, "UserDisabled": 403,
+        "UserpassTokenInvalid": 400, "InvalidSession": 401, "AuthError": 401, "ReauthenticationRequired": 401, "MFARequired": 401,
+        "UserDisabled": 403,
         "AppNotFound": 404, "AuthProviderNotFound": 404, "UserNotFound": 404, "APIKeyNotFound": 404, "NotFound": 404,
         "MethodNotAllowed": 405, "RequestTimeout": 408, "AccountNameInUse": 409, "APIKeyAlreadyExists": 409, "RequestTooLarge": 413,
         "TooManyRequests": 429, "FunctionExecutionError": 502, "ServiceUnavailable": 503, "InternalServerError": 500,

@@ -135,3 +135,34 @@ struct DemoServerScriptTests {
         }
     }
 }
+
+@Suite("tokentool user mfa", .enabled(if: ExternalTool.oathtool, "oathtool is missing (make deps installs it)"))
+struct UserMFACommandTests {
+    @Test("status shows TOTP and the recovery codes left; reset removes them; an unknown user exits 1", arguments: StoreKind.available)
+    func statusAndReset(kind: StoreKind) async throws {
+        try await Harness.withStore(kind) { t in
+            var config = SessionConfiguration(issuer: "https://auth.test", audience: "myapp")
+            config.masterKey = [UInt8](repeating: 7, count: 32)
+            let sessions = SessionManager(store: t.store, configuration: config)
+            _ = try await sessions.ensureUser(id: "alice")
+            let secret = try await sessions.beginTOTP(userID: "alice", issuer: "myapp", email: "alice@example.com").secret
+            let now = Int64(Date().timeIntervalSince1970)
+            #expect(try await sessions.confirmTOTP(userID: "alice", code: try ExternalTool.oathtoolCode(secret, at: now)).0 == .accepted)
+            let env: [String: String?] = ["TOKENTOOL_STORE": nil, "TOKENTOOL_STORE_FILE": nil, "TOKENTOOL_MASTER_KEY_FILE": nil]
+            func tokentool(_ args: [String]) async throws -> CLI.Result { try await CLI.detached { try CLI.tokentool(args, environment: env) } }
+            let status = try await tokentool(["user", "mfa", "alice", "--store", t.location, "--json"])
+            #expect(status.status == 0, "\(status.stderr)")
+            #expect(
+                try JSONValue(parsing: status.stdout)
+                    == .object(["user_id": "alice", "totp": true, "totp_pending": false, "recovery_codes_left": 10, "locked_until": .null]))
+            let reset = try await tokentool(["user", "mfa", "reset", "alice", "--store", t.location])
+            #expect(reset.status == 0 && reset.stdout == "removed the second factors of user alice\n", "\(reset.stderr)")
+            #expect(reset.stderr.contains("notice: second factors of user alice removed"))
+            #expect(try await sessions.mfaStatus(userID: "alice") == MFAStatus(totp: false, recoveryCodesLeft: 0))
+            let text = try await tokentool(["user", "mfa", "alice", "--store", t.location])
+            #expect(text.stdout == "user alice: TOTP off, 0 recovery codes left\n")
+            let unknown = try await tokentool(["user", "mfa", "reset", "bob", "--store", t.location])
+            #expect(unknown.status == 1 && unknown.stderr.contains("user_not_found"))
+        }
+    }
+}

@@ -131,7 +131,7 @@ import Testing
     }
 
     /// Pages whose shell examples need the full build.
-    static let fullBuildPages: Set<String> = ["docs/server.md", "docs/accounts.md", "docs/oidc.md"]
+    static let fullBuildPages: Set<String> = ["docs/server.md", "docs/accounts.md", "docs/oidc.md", "docs/mfa.md"]
     /// `false` in the core-only build (TOKENTOOL_CORE_ONLY=1).
     static var isFullBuild: Bool {
         #if canImport(Sessions)

@@ -28,6 +28,12 @@ extension TokenError.Code {
     /// `confirm/call` or `reset/call` of an app without a `custom-function` provider, whose URL
     /// and secret they use (400 `BadRequest`).
     public static let functionNotConfigured = TokenError.Code("function_not_configured", .rejected)
+    /// An enrolment change of a second factor with a session whose sign-in is older than 10
+    /// minutes (401 `ReauthenticationRequired`): sign in again, then retry.
+    public static let reauthenticationRequired = TokenError.Code("reauthentication_required", .rejected)
+    /// The email and password were right, but the user has a second factor: the answer carries
+    /// an `mfa_token` for `…/local-userpass/mfa` (401 `MFARequired`).
+    public static let mfaRequired = TokenError.Code("mfa_required", .rejected)
     /// The server is handling `max_in_flight` requests already (503 `ServiceUnavailable`, `Retry-After: 1`).
     public static let serverBusy = TokenError.Code("server_busy", .infrastructure)
 
@@ -35,6 +41,7 @@ extension TokenError.Code {
     public static let authServerCodes: [TokenError.Code] = [
         .badRequest, .missingParameter, .invalidParameter, .invalidSession, .authFailed, .appNotFound,
         .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge, .requestTimeout, .functionNotConfigured, .serverBusy,
+        .reauthenticationRequired, .mfaRequired,
     ]  // `too_many_requests` is the Sessions module's (its throttle and password hasher mint it)
 }
 
@@ -51,13 +58,15 @@ struct ErrorMapping: Sendable, Hashable {
         }
         put([.badRequest, .malformed, .functionNotConfigured], 400, "BadRequest")
         put([.missingParameter], 400, "MissingParameter")
-        put([.invalidParameter, .invalidInput, .invalidEmail], 400, "InvalidParameter")
+        put([.invalidParameter, .invalidInput, .invalidEmail, .invalidMFACode], 400, "InvalidParameter")
         put([.invalidPassword], 400, "InvalidPassword")
         put([.userpassTokenInvalid], 400, "UserpassTokenInvalid")
         put(
             [.invalidSession, .sessionRevoked, .refreshTokenReused, .refreshTokenRevoked, .refreshTokenExpired, .invalidRefreshToken],
             401, "InvalidSession")
         put([.authFailed, .loginFailed, .emailNotConfirmed, .customFunctionRefused], 401, "AuthError")
+        put([.reauthenticationRequired], 401, "ReauthenticationRequired")
+        put([.mfaRequired], 401, "MFARequired")
         put([.userDisabled], 403, "UserDisabled")
         put([.appNotFound], 404, "AppNotFound")
         put([.providerNotFound], 404, "AuthProviderNotFound")

@@ -38,7 +38,7 @@ extension RouteShape {
                     ok("signed in (a link answers without refresh_token)", S.login, headers: noStore)
                 ],
                 errors: body + [
-                    "AuthError", "UserDisabled", "UserNotFound", "AuthProviderNotFound", "AccountNameInUse", "TooManyRequests",
+                    "AuthError", "MFARequired", "UserDisabled", "UserNotFound", "AuthProviderNotFound", "AccountNameInUse", "TooManyRequests",
                     "FunctionExecutionError",
                 ]),
             key("POST", base + "/auth/session"): RouteShape(

@@ -49,8 +49,13 @@ struct LoginRoutes: Sendable {
                 noStore: true)
         }
         let authentication = try await Authentication.signIn(proof, method: provider, sessions: app.sessions)
-        let tokens = try await server.issueSession(authentication, app: app, device: device)
-        return JSONResponse.ok(
+        if method is UserpassLogin, let challenge = try await server.mfaChallenge(authentication, app: app, device: device) { return challenge }
+        return Self.answer(try await server.issueSession(authentication, app: app, device: device), device: device)
+    }
+
+    /// A login's answer (also the second step's, Routes/MFALogin.swift).
+    static func answer(_ tokens: TokenPair, device: Device) -> Response {
+        JSONResponse.ok(
             [
                 "access_token": .string(tokens.accessToken), "refresh_token": .string(tokens.refreshToken),
                 "user_id": .string(tokens.userID), "device_id": .string(device.id),

@@ -65,6 +65,13 @@ extension RouteTable {
         Row(.get, "/app/:app/confirm", "confirmPage") { .plain($0.pages.confirm) },
         Row(.get, "/app/:app/reset", "resetPage") { .plain($0.pages.resetForm) },
         Row(.post, "/app/:app/reset", throttles: reset, "resetPageForm") { .plain($0.pages.reset) },
+        // Second factors (Routes/MFA.swift, Routes/MFALogin.swift).
+        Row(.get, base + "/auth/mfa", bearer: .access, "mfaStatus") { .user($0.mfa.status) },
+        Row(.post, base + "/auth/mfa/totp", bearer: .access, "enrolTOTP") { .user($0.mfa.enrol) },
+        Row(.post, base + "/auth/mfa/totp/confirm", bearer: .access, "confirmTOTP") { .user($0.mfa.confirm) },
+        Row(.delete, base + "/auth/mfa/totp", bearer: .access, "deleteTOTP") { .user($0.mfa.disable) },
+        Row(.post, base + "/auth/mfa/recovery_codes", bearer: .access, "newRecoveryCodes") { .user($0.mfa.newRecoveryCodes) },
+        Row(.post, userpass + "/mfa", throttles: [login], "loginSecondFactor") { .plain($0.mfaLogin.secondStep) },
         Row(.get, "/openapi.json", "openAPIDocument") { .plain($0.openAPI.document) },  // this table, as OpenAPI 3.1
         // The OpenID Provider's authorization endpoint and the hosted pages of its flows (docs/oidc.md);
         // the login page's limits are counted by its handler, which answers them with the page.
@@ -84,6 +91,7 @@ struct RouteGroups: Sendable {
     let health: HealthRoutes, location: LocationRoutes, login: LoginRoutes, sessions: SessionRoutes, profile: ProfileRoutes
     let apiKeys: APIKeyRoutes, oauth: OAuthRoutes, accounts: AccountRoutes, pages: AccountPageRoutes, openAPI: OpenAPIRoutes
     let oidc: OIDCAuthorizeRoutes
+    let mfa: MFARoutes, mfaLogin: MFALoginRoutes
 
     init(server: AuthServer) {
         health = HealthRoutes(store: server.store, metrics: server.metrics, token: server.config.metricsToken)
@@ -97,5 +105,7 @@ struct RouteGroups: Sendable {
         pages = AccountPageRoutes(server: server)
         openAPI = OpenAPIRoutes(config: server.config, logger: server.logger)
         oidc = OIDCAuthorizeRoutes(server: server)
+        mfa = MFARoutes()
+        mfaLogin = MFALoginRoutes(server: server)
     }
 }

@@ -21,6 +21,8 @@ enum Sealer {
         /// The successor of a spent refresh token, under a key derived from the spent token
         /// (``RefreshToken``); context: the session id and the spent token's hash.
         case refreshSuccessor = "refresh-successor"
+        /// A user's TOTP secret, under the master key; context: the user's app and id.
+        case totpSecret = "totp-secret"
 
         /// How a malformed box is named in an error.
         var what: String {
@@ -28,6 +30,7 @@ enum Sealer {
             case .signingKey: "sealed signing key"
             case .providerToken: "sealed token"
             case .refreshSuccessor: "sealed successor"
+            case .totpSecret: "sealed TOTP secret"
             }
         }
 
@@ -37,6 +40,7 @@ enum Sealer {
             case .signingKey: Array(context.joined().utf8)  // the kid
             case .providerToken: Array(context.joined(separator: "\u{0}").utf8)  // provider NUL subject
             case .refreshSuccessor: Array(context.joined(separator: ".").utf8)  // session id "." hash of the predecessor
+            case .totpSecret: aad(purpose: self, context: context)  // born under the rule: no earlier form
             }
         }
     }

@@ -37,6 +37,7 @@ public enum SessionSchema {
         "add_one_time_tokens",  // 12: one_time_tokens (purpose, hash, app, subject, payload, expiry, use); account_tokens moved in, dropped
         "add_session_sign_in",  // 13: sessions.op_session, auth_time, amr, scope (an OpenID Connect sign-in's), index on op_session
         "add_consents",  // 14: consents (user_id, client_id, scopes): what a user allowed an OpenID Connect client
+        "add_mfa_factors",  // 15: mfa_factors (per user: the sealed TOTP secret, its last step, recovery code digests, the failure lock)
     ]
 
     /// The newest schema version this code knows.

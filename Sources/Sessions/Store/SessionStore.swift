@@ -69,8 +69,8 @@ public protocol SessionStoreTransaction: Sendable {
     // MARK: users and identities
     func insertUser(_ user: UserRecord) async throws
     func user(id: String) async throws -> UserRecord?
-    /// Deletes the user, its identities, its API keys, its sessions and their refresh tokens, and its
-    /// remembered consents; nothing else.
+    /// Deletes the user, its identities, its API keys, its second factors, its sessions and their refresh
+    /// tokens, and its remembered consents; nothing else.
     /// - Returns: `false` when no such user exists.
     func deleteUser(id: String) async throws -> Bool
     /// Inserts an identity unless `(app, provider, issuer, subject)` already exists.
@@ -188,6 +188,16 @@ public protocol SessionStoreTransaction: Sendable {
     /// another app of `apps` end at `time` (reason `app`): a user belongs to one app.
     /// - Returns: how many users moved.
     func adoptLegacyUsers(app: String, bySessions: Bool, apps: [String], at time: Int64) async throws -> Int
+
+    // MARK: second factors (schema step 15)
+    /// The user's second factors in `app`; with `forUpdate`, locked until the transaction ends
+    /// (where the store has row locks), so that a code is accepted once and failures are counted
+    /// across instances.
+    func mfaFactors(app: String, userID: String, forUpdate: Bool) async throws -> MFAFactorsRecord?
+    /// Inserts the row, or replaces the one of its user and app.
+    func saveMFAFactors(_ record: MFAFactorsRecord) async throws
+    /// - Returns: `false` when the user has no row in `app`.
+    func deleteMFAFactors(app: String, userID: String) async throws -> Bool
 
     /// Deletes throttle events past their window, and one-time tokens used or expired at or before
     /// `now` (``deleteOneTimeTokens(endedBefore:)``).

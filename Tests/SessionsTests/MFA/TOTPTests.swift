@@ -1,3 +1,4 @@
+import CLIHarness
 import Foundation
 import JOSE
 import Testing

@@ -1,23 +1,27 @@
-import CLIHarness
 import Foundation
 
 /// Independent tools the second-factor tests compare against (Debian's `oathtool`, PyPI's `pyotp`),
 /// run as child processes. `make deps` installs them; where one is missing the tests that need it
 /// are skipped with a message saying so, except under `CI=1`, where they run and fail.
-enum ExternalTool {
+public enum ExternalTool {
     /// `true` when `command` runs (`command --version` or the probe given exits 0), or under CI.
-    static func available(_ probe: [String]) -> Bool {
+    public static func available(_ probe: [String]) -> Bool {
         if ProcessInfo.processInfo.environment["CI"] != nil { return true }
         return (try? CLI.run("/usr/bin/env", probe))?.status == 0
     }
 
-    static let oathtool = available(["oathtool", "--version"])
-    static let pyotp = available(["python3", "-c", "import pyotp"])
+    public static let oathtool = available(["oathtool", "--version"])
+    public static let pyotp = available(["python3", "-c", "import pyotp"])
 
     /// Runs `command args…`, returning its standard output without the final newline.
-    static func output(_ command: String, _ args: [String], stdin: String? = nil) throws -> String {
+    public static func output(_ command: String, _ args: [String], stdin: String? = nil) throws -> String {
         let r = try CLI.run("/usr/bin/env", [command] + args, stdin: stdin)
         guard r.status == 0 else { throw CLI.Failure("\(command) failed (\(r.status)): \(r.stderr)") }
         return r.stdout.hasSuffix("\n") ? String(r.stdout.dropLast()) : r.stdout
+    }
+
+    /// The TOTP code of a base32 secret at a Unix time, by Debian's `oathtool` (`--totp --base32 --now @T`).
+    public static func oathtoolCode(_ base32Secret: String, at unixSeconds: Int64) throws -> String {
+        try output("oathtool", ["--totp", "--base32", "--now", "@\(unixSeconds)", base32Secret])
     }
 }
