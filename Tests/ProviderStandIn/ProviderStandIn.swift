@@ -35,6 +35,8 @@ public final class ProviderStandIn: @unchecked Sendable {
         public var googleClientID = "standin-client.apps.googleusercontent.com"
         public var googleClientSecret = "standin-google-secret"
         public var appleClientID = "com.example.standin"
+        /// The Services ID of Apple's web sign-in (`web_client_id`), also accepted by the token endpoint.
+        public var appleWebClientID = "com.example.standin.web"
         public var appleTeamID = "STANDINTM1"
         public var appleKeyID = "STANDINKY1"
         public var facebookAppID = "1000000000000001"
@@ -77,11 +79,15 @@ public final class ProviderStandIn: @unchecked Sendable {
         var claims: ClaimSet
         var redirectURI: String?
         var singleUse: Bool
+        /// The PKCE S256 challenge the code was issued with: the token request must prove it.
+        var challenge: String? = nil
     }
 
     public let settings: Settings
     /// The Sign in with Apple private key (P-256) clients sign their client secret with.
     public let appleClientSecretKey: JWK
+    /// The browser side of the providers (authorization pages, Facebook's dialog, Graph's code exchange).
+    public let web = WebFlowState()
     private var server: HTTPServer?
     private let lock = NSLock()
     private var signingKeys: [JWK]
@@ -231,13 +237,17 @@ public final class ProviderStandIn: @unchecked Sendable {
     }
 
     /// Makes Google's token endpoint accept `code` and return an id_token with these claims.
-    public func registerGoogleCode(_ code: String, claims: ClaimSet? = nil, redirectURI: String? = nil, singleUse: Bool = true) {
-        lock.withLock { googleCodes[code] = Code(claims: claims ?? ClaimSet(), redirectURI: redirectURI, singleUse: singleUse) }
+    public func registerGoogleCode(
+        _ code: String, claims: ClaimSet? = nil, redirectURI: String? = nil, singleUse: Bool = true, codeChallenge: String? = nil
+    ) {
+        lock.withLock {
+            googleCodes[code] = Code(claims: claims ?? ClaimSet(), redirectURI: redirectURI, singleUse: singleUse, challenge: codeChallenge)
+        }
     }
 
     /// Makes Apple's token endpoint accept `code`.
-    public func registerAppleCode(_ code: String, claims: ClaimSet? = nil, singleUse: Bool = true) {
-        lock.withLock { appleCodes[code] = Code(claims: claims ?? ClaimSet(), redirectURI: nil, singleUse: singleUse) }
+    public func registerAppleCode(_ code: String, claims: ClaimSet? = nil, singleUse: Bool = true, redirectURI: String? = nil) {
+        lock.withLock { appleCodes[code] = Code(claims: claims ?? ClaimSet(), redirectURI: redirectURI, singleUse: singleUse) }
     }
     public func registerFacebookUser(_ user: FacebookUser) { lock.withLock { facebookUsers[user.accessToken] = user } }
 
@@ -266,6 +276,7 @@ public final class ProviderStandIn: @unchecked Sendable {
             return behaviors[request.path] ?? behaviors[path] ?? defaultBehavior
         }
         if path.hasPrefix("/_standin/") { return mint(path, request) }
+        if behavior == .normal, let answer = webFlow(request, path: path) { return answer }
         switch behavior {
         case .normal: break
         case .fail(let status): return .json(#"{"error":"server_error","error_description":"stand-in failure"}"#, status: status)
@@ -316,6 +327,12 @@ public final class ProviderStandIn: @unchecked Sendable {
         }
         guard let code = takeCode(form["code"], from: \.googleCodes) else { return oauthError("invalid_grant") }
         if let expected = code.redirectURI, form["redirect_uri"] != expected { return oauthError("redirect_uri_mismatch") }
+        if let challenge = code.challenge {
+            // RFC 7636 §4.6: BASE64URL(SHA256(code_verifier)) must be the challenge.
+            guard let verifier = form["code_verifier"], Base64URL.encode(SHA2.sha256(Array(verifier.utf8))) == challenge else {
+                return oauthError("invalid_grant")
+            }
+        }
         guard let idToken = try? idToken("google", code.claims) else { return oauthError("server_error", status: 500) }
         return .json(
             JSONValue.object([
@@ -326,14 +343,15 @@ public final class ProviderStandIn: @unchecked Sendable {
 
     /// Apple's client authentication: an ES256 JWT signed with the registered key.
     private func appleClientOK(_ form: [String: String]) -> Bool {
-        guard form["client_id"] == settings.appleClientID, let secret = form["client_secret"],
+        guard let client = form["client_id"], [settings.appleClientID, settings.appleWebClientID].contains(client),
+            let secret = form["client_secret"],
             let verifier = try? JWTVerifier(
                 key: appleVerificationKey,
                 options: VerifierOptions(
                     issuers: [settings.appleTeamID], audiences: ["https://appleid.apple.com"],
                     requiredClaims: ["iat", "exp", "sub"], algorithms: [.es256], clock: settings.clock)),
             let token = try? verifier.verify(secret), token.header.keyID == settings.appleKeyID,
-            token.claims.subject == settings.appleClientID,
+            token.claims.subject == client,
             let iat = token.claims.issuedAt, let exp = token.claims.expiresAt, exp.timeIntervalSince(iat) <= 15_777_000
         else { return false }
         return true
@@ -344,6 +362,7 @@ public final class ProviderStandIn: @unchecked Sendable {
         guard appleClientOK(form) else { return .json(#"{"error":"invalid_client"}"#, status: 400) }
         guard form["grant_type"] == "authorization_code" else { return .json(#"{"error":"unsupported_grant_type"}"#, status: 400) }
         guard let code = takeCode(form["code"], from: \.appleCodes) else { return .json(#"{"error":"invalid_grant"}"#, status: 400) }
+        if let expected = code.redirectURI, form["redirect_uri"] != expected { return .json(#"{"error":"invalid_grant"}"#, status: 400) }
         guard let idToken = try? idToken("apple", code.claims) else { return .json(#"{"error":"server_error"}"#, status: 500) }
         return .json(
             JSONValue.object([

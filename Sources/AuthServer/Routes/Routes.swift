@@ -64,6 +64,10 @@ extension RouteTable {
         Row(.get, "/app/:app/confirm", "confirmPage") { .plain($0.pages.confirm) },
         Row(.get, "/app/:app/reset", "resetPage") { .plain($0.pages.resetForm) },
         Row(.post, "/app/:app/reset", throttles: reset, "resetPageForm") { .plain($0.pages.reset) },
+        // Web sign-in: the App Services redirect flow's start, and the providers' callback.
+        Row(.get, app + "/auth/providers/:provider/login", throttles: [login], "webSignInStart") { .checked($0.webSignIn.start) },
+        Row(.get, "/oauth/callback/:provider", "webSignInCallback") { .plain($0.webSignIn.callback) },
+        Row(.post, "/oauth/callback/:provider", "webSignInFormPost") { .plain($0.webSignIn.formPost) },
         Row(.get, "/openapi.json", "openAPIDocument") { .plain($0.openAPI.document) },  // this table, as OpenAPI 3.1
     ]
 }
@@ -72,6 +76,7 @@ extension RouteTable {
 struct RouteGroups: Sendable {
     let health: HealthRoutes, location: LocationRoutes, login: LoginRoutes, sessions: SessionRoutes, profile: ProfileRoutes
     let apiKeys: APIKeyRoutes, oauth: OAuthRoutes, accounts: AccountRoutes, pages: AccountPageRoutes, openAPI: OpenAPIRoutes
+    let webSignIn: WebSignInRoutes
 
     init(server: AuthServer) {
         health = HealthRoutes(store: server.store, metrics: server.metrics, token: server.config.metricsToken)
@@ -84,5 +89,6 @@ struct RouteGroups: Sendable {
         accounts = AccountRoutes(server: server)
         pages = AccountPageRoutes(server: server)
         openAPI = OpenAPIRoutes(config: server.config, logger: server.logger)
+        webSignIn = WebSignInRoutes(server: server)
     }
 }
