@@ -64,11 +64,7 @@ struct WebSignInAppleFacebookTests {
         arguments: StoreKind.available)
     func appleRefusals(kind: StoreKind) async throws {
         try await G.withWeb(kind) { s, standIn in
-            func refusal() async throws -> String {
-                let f = try B.fragment(try await Self.appleAnswer(s), redirect: G.redirect)
-                #expect(f["_baas_ua"] == nil && f["_baas_state"] == "applestate12")
-                return f["_baas_error"] ?? ""
-            }
+            func refusal() async throws -> String { try B.refusal(try await Self.appleAnswer(s), redirect: G.redirect, state: "applestate12") }
             // Signed for client_ids[0] (the bundle id): on this path aud must be web_client_id.
             standIn.web.overrideClaims(["aud": .string(standIn.settings.appleClientID)])
             do { let said = try await refusal(); #expect(said.contains("invalid_audience"), "\(said)") }
@@ -110,10 +106,8 @@ struct WebSignInAppleFacebookTests {
                 exchange["redirect_uri"] == s.baseURL + "/oauth/callback/facebook" && exchange["client_secret"] == standIn.settings.facebookAppSecret)
 
             func refusal() async throws -> String {
-                let f = try B.fragment(
-                    try await B.get(try await G.toCallback(s, provider: "oauth2-facebook", state: "fbstate")), redirect: G.redirect)
-                #expect(f["_baas_ua"] == nil && f["_baas_state"] == "fbstate")
-                return f["_baas_error"] ?? ""
+                try B.refusal(
+                    try await B.get(try await G.toCallback(s, provider: "oauth2-facebook", state: "fbstate")), redirect: G.redirect, state: "fbstate")
             }
             standIn.web.setAnswer(.deny)
             do { let said = try await refusal(); #expect(said.contains("access_denied"), "\(said)") }

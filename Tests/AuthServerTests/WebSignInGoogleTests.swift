@@ -132,9 +132,7 @@ struct WebSignInGoogleTests {
     func upstreamRefusals(kind: StoreKind) async throws {
         try await Self.withWeb(kind) { s, standIn in
             func refusal() async throws -> String {
-                let f = try B.fragment(try await B.get(try await Self.toCallback(s)), redirect: Self.redirect)
-                #expect(f["_baas_ua"] == nil && f["_baas_state"] == "qwertyuiopas")
-                return f["_baas_error"] ?? ""
+                try B.refusal(try await B.get(try await Self.toCallback(s)), redirect: Self.redirect, state: "qwertyuiopas")
             }
             standIn.web.setAnswer(.deny)
             do { let said = try await refusal(); #expect(said.contains("access_denied"), "\(said)") }

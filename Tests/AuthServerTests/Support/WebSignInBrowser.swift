@@ -63,6 +63,13 @@ enum WebSignInBrowser {
         return parameters(location.split(separator: "#", maxSplits: 1).dropFirst().first ?? "")
     }
 
+    /// The `#_baas_error` of a refusal that went back to `redirect` with realm-web's `state`.
+    static func refusal(_ answer: LiveServer.Answer, redirect: String, state: String) throws -> String {
+        let f = try fragment(answer, redirect: redirect)
+        #expect(f["_baas_ua"] == nil && f["_baas_state"] == state)
+        return f["_baas_error"] ?? ""
+    }
+
     /// The hidden fields of an HTML page's form, and where it posts.
     static func form(_ html: String) throws -> (action: String, fields: [(String, String)]) {
         func unescape(_ s: String) -> String {
