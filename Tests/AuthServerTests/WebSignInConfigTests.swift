@@ -1,4 +1,5 @@
 import Foundation
+import Identity
 import JOSE
 import Testing
 @testable import AuthServer
@@ -104,5 +105,37 @@ import Testing
             #expect(
                 try await t.store.finishWebSignIn(state: inTime, method: "oauth2-google", apps: apps, at: now + WebSignInFlow.lifetime - 1) != nil)
         }
+    }
+
+    @Test("realm-web's device parameter: base64url or base64, padded or not, of a JSON object; anything else is invalid_parameter")
+    func deviceParameter() throws {
+        let json = #"{"platform":"chrome","deviceId":"0123456789abcdef01234567","sdkVersion":"2.0.1?>"}"#
+        let standard = Data(json.utf8).base64EncodedString()
+        let url = standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        var unpadded = url
+        while unpadded.hasSuffix("=") { unpadded.removeLast() }
+        for text in [standard, url, unpadded] {
+            #expect(try WebSignInRoutes.device(text)?.objectValue?["deviceId"] == "0123456789abcdef01234567", "\(text)")
+        }
+        #expect(try WebSignInRoutes.device(nil) == nil)
+        #expect(try WebSignInRoutes.device("") == nil)
+        for bad in ["!!", Data("[1]".utf8).base64EncodedString(), Data("{".utf8).base64EncodedString(), String(repeating: "A", count: 5000)] {
+            #expect(throws: TokenError.self) { try WebSignInRoutes.device(bad) }
+        }
+    }
+
+    @Test("Apple's user JSON: sane first and last names name the identity; anything else is left out")
+    func appleUserJSON() {
+        func named(_ json: String) -> (String?, String?, String?) {
+            var identity = Identity(provider: "oauth2-apple", subject: "s", name: nil)
+            AppleLogin.addName(from: json, to: &identity)
+            return (identity.name, identity.givenName, identity.familyName)
+        }
+        #expect(named(#"{"name":{"firstName":"Ann","lastName":"Lee"},"email":"a@b.c"}"#) == ("Ann Lee", "Ann", "Lee"))
+        #expect(named(#"{"name":{"firstName":" Ann "}}"#) == ("Ann", "Ann", nil))
+        #expect(named(#"{"name":{"firstName":"A\u0007nn","lastName":7}}"#) == (nil, nil, nil))
+        #expect(named(#"{"name":"Ann"}"#) == (nil, nil, nil))
+        #expect(named("not json") == (nil, nil, nil))
+        #expect(named(#"{"name":{"firstName":"\#(String(repeating: "x", count: 300))"}}"#) == (nil, nil, nil))
     }
 }
