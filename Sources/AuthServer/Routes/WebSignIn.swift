@@ -39,14 +39,20 @@ struct WebSignInRoutes: Sendable {
             let now = Int64(app.sessions.configuration.clock.now().timeIntervalSince1970)
             _ = try Device(Self.loginBody(device: device), unixSeconds: now)  // refused here, not after the provider's page
             try await throttle()
-            let flow = try WebSignInFlow(
-                caller: .appServices(redirect: redirect, state: state, device: device), pkce: type(of: method).usesPKCE, created: now)
-            let upstreamState = try await server.store.startWebSignIn(flow, method: type(of: method).name, app: app.config.id)
-            return Self.redirect(
-                to: method.authorizationURL(server.config.providerURLs, callback: callback(method), state: upstreamState, flow: flow))
+            return try await begin(method, for: .appServices(redirect: redirect, state: state, device: device), app: app)
         } catch let e as TokenError where e.code != .tooManyRequests {
             return Self.redirect(to: WebSignInAnswerLocation.error(Self.message(e), redirect: redirect, state: state))
         }
+    }
+
+    /// Starts `method`'s round trip for `caller` (any caller: its start route has checked where
+    /// the answer is to go): the flow stored, the browser sent to the provider.
+    /// - Throws: `internal_error` (random generator), `store_unavailable`.
+    func begin(_ method: any WebSignInMethod, for caller: WebSignInCaller, app: AuthServer.AppRuntime) async throws -> Response {
+        let now = Int64(app.sessions.configuration.clock.now().timeIntervalSince1970)
+        let flow = try WebSignInFlow(caller: caller, pkce: type(of: method).usesPKCE, created: now)
+        let upstreamState = try await server.store.startWebSignIn(flow, method: type(of: method).name, app: app.config.id)
+        return Self.redirect(to: method.authorizationURL(server.config.providerURLs, callback: callback(method), state: upstreamState, flow: flow))
     }
 
     /// `GET PUBLIC_URL/oauth/callback/{name}`: the provider's answer in the query.

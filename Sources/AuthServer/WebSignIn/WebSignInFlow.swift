@@ -10,10 +10,12 @@ extension OneTimeTokenPurpose {
 
 /// Who started a web sign-in, and so where its answer goes.
 ///
-/// Each case is one caller; every `switch` over it (the start route's reading, the callback's
-/// answer in ``WebSignInRoutes``) is where a new caller plugs in. The hosted login page of the
-/// OpenID Provider is to be the second: `.hostedLogin(flowHandle:)`, the ``OIDCFlowHandle`` of the
-/// authorization it resumes, answered by continuing that flow (or its login page with the message).
+/// Each case is one caller. A caller's start route checks where the answer is to go and calls
+/// ``WebSignInRoutes/begin(_:for:app:)``; the callback's `switch` over the caller (in
+/// ``WebSignInRoutes``) answers it. The hosted login page of the OpenID Provider is to be the
+/// second: `.hostedLogin(flowHandle:)`, the ``OIDCFlowHandle`` of the authorization it resumes,
+/// started by its buttons and answered by continuing that flow with the identity, or by its
+/// login page with the message.
 enum WebSignInCaller: Codable, Sendable, Hashable {
     /// realm-web's redirect flow: the browser goes back to `redirect` (one of the app's
     /// `redirect_uris`) with `#_baas_ua=…` or `#_baas_error=…`, and realm-web's `state`; `device`
