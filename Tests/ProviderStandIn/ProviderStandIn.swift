@@ -89,14 +89,14 @@ public final class ProviderStandIn: @unchecked Sendable {
     /// The browser side of the providers (authorization pages, Facebook's dialog, Graph's code exchange).
     public let web = WebFlowState()
     private var server: HTTPServer?
-    private let lock = NSLock()
+    let lock = NSLock()
     private var signingKeys: [JWK]
     private var generation = 1
     private var behaviors: [String: Behavior] = [:]
     private var defaultBehavior: Behavior = .normal
     private var googleCodes: [String: Code] = [:]
     private var appleCodes: [String: Code] = [:]
-    private var facebookUsers: [String: FacebookUser] = [:]
+    var facebookUsers: [String: FacebookUser] = [:]
     private var revoked: [String] = []
     private var log: [StandInRequest] = []
 
@@ -191,7 +191,7 @@ public final class ProviderStandIn: @unchecked Sendable {
         return try JWTSigner(key: key, algorithm: .rs256).sign(claims)
     }
 
-    private var now: Int64 { Int64(settings.clock.now().timeIntervalSince1970) }
+    var now: Int64 { Int64(settings.clock.now().timeIntervalSince1970) }
 
     /// Default id_token claims for a provider (`google`, `apple`, `facebook`, `custom`), valid for an hour.
     public func defaultClaims(_ provider: String) -> ClaimSet {
@@ -377,60 +377,6 @@ public final class ProviderStandIn: @unchecked Sendable {
         guard let token = form["token"], !token.isEmpty else { return .json(#"{"error":"invalid_request"}"#, status: 400) }
         lock.withLock { revoked.append(token) }
         return StandInResponse(status: 200)
-    }
-
-    private func graphError(_ message: String, type: String = "OAuthException", code: Int) -> StandInResponse {
-        .json(
-            JSONValue.object([
-                "error": .object(["message": .string(message), "type": .string(type), "code": .int(Int64(code)), "fbtrace_id": "StandInTrace"])
-            ]).jsonString,
-            status: 400)
-    }
-
-    private func debugToken(_ request: StandInRequest) -> StandInResponse {
-        guard request.query["access_token"] == "\(settings.facebookAppID)|\(settings.facebookAppSecret)" else {
-            return graphError("Invalid OAuth access token signature.", code: 190)
-        }
-        guard let input = request.query["input_token"] else { return graphError("(#100) The parameter input_token is required", code: 100) }
-        guard let user = lock.withLock({ facebookUsers[input] }) else {
-            return .json(
-                #"{"data":{"error":{"code":190,"message":"Invalid OAuth access token - Cannot parse access token"},"is_valid":false,"scopes":[]}}"#)
-        }
-        var data: JSONObject = [
-            "app_id": .string(user.appID), "type": "USER", "application": "StandIn",
-            "data_access_expires_at": .int(now + 90 * 86400), "expires_at": .int(user.expiresAt),
-            "is_valid": .bool(user.isValid), "scopes": ["email", "public_profile"], "user_id": .string(user.userID),
-        ]
-        if !user.isValid {
-            data["error"] = .object(["code": 190, "message": "Error validating access token: The session has been invalidated.", "subcode": 460])
-        }
-        return .json(JSONValue.object(["data": .object(data)]).jsonString)
-    }
-
-    private func me(_ request: StandInRequest) -> StandInResponse {
-        guard let token = request.query["access_token"], let user = lock.withLock({ facebookUsers[token] }), user.isValid else {
-            return graphError("Invalid OAuth access token - Cannot parse access token", code: 190)
-        }
-        let proof = (try? HMAC.sha256(key: Array(settings.facebookAppSecret.utf8), data: Array(token.utf8)))?.map { String(format: "%02x", $0) }
-            .joined()
-        guard let given = request.query["appsecret_proof"], given == proof else {
-            return graphError("Invalid appsecret_proof provided in the API argument", type: "GraphMethodException", code: 100)
-        }
-        let fields = (request.query["fields"] ?? "id,name").split(separator: ",").map(String.init)
-        var o: JSONObject = [:]
-        for f in fields {
-            switch f {
-            case "id": o["id"] = .string(user.userID)
-            case "name": if let n = user.name { o["name"] = .string(n) }
-            case "email": if let e = user.email { o["email"] = .string(e) }
-            case "picture":
-                if let p = user.pictureURL {
-                    o["picture"] = .object(["data": .object(["height": 50, "is_silhouette": false, "url": .string(p), "width": 50])])
-                }
-            default: break
-            }
-        }
-        return .json(JSONValue.object(o).jsonString)
     }
 
     /// `GET /_standin/token/{provider}?claim=value…`: values parse as JSON when they can.
