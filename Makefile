@@ -14,8 +14,9 @@ APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind
 	chromium chromium-driver oathtool
 # joserfc: the interop tests' independent JOSE; authlib: a real OAuth 2.0 client against tokentool serve;
 # selenium drives Chromium through the hosted confirm and reset pages; openapi_spec_validator and
-# schemathesis check the server's OpenAPI document and the server against it.
-PY_PACKAGES := joserfc authlib requests selenium openapi_spec_validator schemathesis pyotp
+# schemathesis check the server's OpenAPI document and the server against it; oidc_provider_mock (PyPI
+# oidc-provider-mock) is the real upstream provider of the web sign-in test.
+PY_PACKAGES := joserfc authlib requests selenium openapi_spec_validator schemathesis pyotp oidc_provider_mock
 # soft-webauthn (a software authenticator) and webauthn (py_webauthn) make and check the passkey
 # vectors (TestVectors/webauthn/). soft-webauthn needs fido2 1.x, which needs a cryptography older than
 # joserfc's, so these two live in a virtual environment of their own.
@@ -35,7 +36,8 @@ STATIC_CXX := $(CURDIR)/.build-static-cxx
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie \
 	-Xlinker --no-export-dynamic -Xlinker -L$(STATIC_CXX)
 
-.PHONY: deps build release release-smoke demo test bench bench-server fuzz fuzz-smoke check-memory browser-test openapi-test format
+.PHONY: deps build release release-smoke demo test bench bench-server fuzz fuzz-smoke check-memory browser-test openapi-test format \
+	websignin-test
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -77,6 +79,7 @@ test: deps
 	CI=1 scripts/check-memory.sh asan
 	$(MAKE) --no-print-directory browser-test
 	$(MAKE) --no-print-directory openapi-test
+	$(MAKE) --no-print-directory websignin-test
 	$(MAKE) --no-print-directory fuzz-smoke
 	scripts/check-memory.sh valgrind
 	$(MAKE) --no-print-directory release-smoke
@@ -129,6 +132,14 @@ openapi-test: deps
 	@if [ "$$TOKENTOOL_CORE_ONLY" = 1 ]; then echo "openapi-test: skipped (the core-only build has no server)"; exit 0; fi; \
 	$(ASAN_TOKENTOOL); \
 	ASAN_OPTIONS=detect_leaks=0 python3 Tests/OpenAPI/check_openapi.py "$$bin" openapi-out
+
+# Web sign-in through the App Services redirect flow with PyPI oidc-provider-mock as the upstream "Google"
+# (Tests/WebSignIn/upstream_test.py, PyPI requests as the browser), against the tokentool that `make test`
+# built (the AddressSanitizer one, as browser-test), on SQLite and a throwaway PostgreSQL.
+websignin-test: deps
+	@if [ "$$TOKENTOOL_CORE_ONLY" = 1 ]; then echo "websignin-test: skipped (the core-only build has no server)"; exit 0; fi; \
+	$(ASAN_TOKENTOOL); \
+	ASAN_OPTIONS=detect_leaks=0 python3 Tests/WebSignIn/upstream_test.py "$$bin"
 
 # Applies .swift-format to Sources/, Tests/ and Package.swift (`scripts/format.sh --check` only reports).
 format:

@@ -34,8 +34,9 @@ struct RequestErrorTests {
             #expect(noProvider.status == 404 && noProvider.errorCode == "AuthProviderNotFound")
             let noApp = try await s.call(.POST, Self.base + "/app/nope/auth/providers/anon-user/login", body: "{}")
             #expect(noApp.status == 404 && noApp.errorCode == "AppNotFound")
-            let wrongMethod = try await s.call(.GET, Self.base + "/app/myapp/auth/providers/anon-user/login")
-            #expect(wrongMethod.status == 405 && wrongMethod.errorCode == "MethodNotAllowed")
+            // GET is web sign-in's start (docs/oidc.md, "Web sign-in"); the login path takes no PUT.
+            let wrongMethod = try await s.call(.PUT, Self.base + "/app/myapp/auth/providers/anon-user/login")
+            #expect(wrongMethod.status == 405 && wrongMethod.errorCode == "MethodNotAllowed" && wrongMethod.header("allow") == "GET, POST")
 
             let unknownKey = try await s.call(.POST, Self.keyLogin, body: #"{"key":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}"#)
             #expect(unknownKey.status == 401 && unknownKey.errorCode == "AuthError")

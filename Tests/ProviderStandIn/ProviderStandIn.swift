@@ -35,6 +35,8 @@ public final class ProviderStandIn: @unchecked Sendable {
         public var googleClientID = "standin-client.apps.googleusercontent.com"
         public var googleClientSecret = "standin-google-secret"
         public var appleClientID = "com.example.standin"
+        /// The Services ID of Apple's web sign-in (`web_client_id`), also accepted by the token endpoint.
+        public var appleWebClientID = "com.example.standin.web"
         public var appleTeamID = "STANDINTM1"
         public var appleKeyID = "STANDINKY1"
         public var facebookAppID = "1000000000000001"
@@ -77,20 +79,24 @@ public final class ProviderStandIn: @unchecked Sendable {
         var claims: ClaimSet
         var redirectURI: String?
         var singleUse: Bool
+        /// The PKCE S256 challenge the code was issued with: the token request must prove it.
+        var challenge: String? = nil
     }
 
     public let settings: Settings
     /// The Sign in with Apple private key (P-256) clients sign their client secret with.
     public let appleClientSecretKey: JWK
+    /// The browser side of the providers (authorization pages, Facebook's dialog, Graph's code exchange).
+    public let web = WebFlowState()
     private var server: HTTPServer?
-    private let lock = NSLock()
+    let lock = NSLock()
     private var signingKeys: [JWK]
     private var generation = 1
     private var behaviors: [String: Behavior] = [:]
     private var defaultBehavior: Behavior = .normal
     private var googleCodes: [String: Code] = [:]
     private var appleCodes: [String: Code] = [:]
-    private var facebookUsers: [String: FacebookUser] = [:]
+    var facebookUsers: [String: FacebookUser] = [:]
     private var revoked: [String] = []
     private var log: [StandInRequest] = []
 
@@ -185,7 +191,7 @@ public final class ProviderStandIn: @unchecked Sendable {
         return try JWTSigner(key: key, algorithm: .rs256).sign(claims)
     }
 
-    private var now: Int64 { Int64(settings.clock.now().timeIntervalSince1970) }
+    var now: Int64 { Int64(settings.clock.now().timeIntervalSince1970) }
 
     /// Default id_token claims for a provider (`google`, `apple`, `facebook`, `custom`), valid for an hour.
     public func defaultClaims(_ provider: String) -> ClaimSet {
@@ -231,13 +237,17 @@ public final class ProviderStandIn: @unchecked Sendable {
     }
 
     /// Makes Google's token endpoint accept `code` and return an id_token with these claims.
-    public func registerGoogleCode(_ code: String, claims: ClaimSet? = nil, redirectURI: String? = nil, singleUse: Bool = true) {
-        lock.withLock { googleCodes[code] = Code(claims: claims ?? ClaimSet(), redirectURI: redirectURI, singleUse: singleUse) }
+    public func registerGoogleCode(
+        _ code: String, claims: ClaimSet? = nil, redirectURI: String? = nil, singleUse: Bool = true, codeChallenge: String? = nil
+    ) {
+        lock.withLock {
+            googleCodes[code] = Code(claims: claims ?? ClaimSet(), redirectURI: redirectURI, singleUse: singleUse, challenge: codeChallenge)
+        }
     }
 
     /// Makes Apple's token endpoint accept `code`.
-    public func registerAppleCode(_ code: String, claims: ClaimSet? = nil, singleUse: Bool = true) {
-        lock.withLock { appleCodes[code] = Code(claims: claims ?? ClaimSet(), redirectURI: nil, singleUse: singleUse) }
+    public func registerAppleCode(_ code: String, claims: ClaimSet? = nil, singleUse: Bool = true, redirectURI: String? = nil) {
+        lock.withLock { appleCodes[code] = Code(claims: claims ?? ClaimSet(), redirectURI: redirectURI, singleUse: singleUse) }
     }
     public func registerFacebookUser(_ user: FacebookUser) { lock.withLock { facebookUsers[user.accessToken] = user } }
 
@@ -266,6 +276,7 @@ public final class ProviderStandIn: @unchecked Sendable {
             return behaviors[request.path] ?? behaviors[path] ?? defaultBehavior
         }
         if path.hasPrefix("/_standin/") { return mint(path, request) }
+        if behavior == .normal, let answer = webFlow(request, path: path) { return answer }
         switch behavior {
         case .normal: break
         case .fail(let status): return .json(#"{"error":"server_error","error_description":"stand-in failure"}"#, status: status)
@@ -316,6 +327,12 @@ public final class ProviderStandIn: @unchecked Sendable {
         }
         guard let code = takeCode(form["code"], from: \.googleCodes) else { return oauthError("invalid_grant") }
         if let expected = code.redirectURI, form["redirect_uri"] != expected { return oauthError("redirect_uri_mismatch") }
+        if let challenge = code.challenge {
+            // RFC 7636 §4.6: BASE64URL(SHA256(code_verifier)) must be the challenge.
+            guard let verifier = form["code_verifier"], Base64URL.encode(SHA2.sha256(Array(verifier.utf8))) == challenge else {
+                return oauthError("invalid_grant")
+            }
+        }
         guard let idToken = try? idToken("google", code.claims) else { return oauthError("server_error", status: 500) }
         return .json(
             JSONValue.object([
@@ -326,14 +343,15 @@ public final class ProviderStandIn: @unchecked Sendable {
 
     /// Apple's client authentication: an ES256 JWT signed with the registered key.
     private func appleClientOK(_ form: [String: String]) -> Bool {
-        guard form["client_id"] == settings.appleClientID, let secret = form["client_secret"],
+        guard let client = form["client_id"], [settings.appleClientID, settings.appleWebClientID].contains(client),
+            let secret = form["client_secret"],
             let verifier = try? JWTVerifier(
                 key: appleVerificationKey,
                 options: VerifierOptions(
                     issuers: [settings.appleTeamID], audiences: ["https://appleid.apple.com"],
                     requiredClaims: ["iat", "exp", "sub"], algorithms: [.es256], clock: settings.clock)),
             let token = try? verifier.verify(secret), token.header.keyID == settings.appleKeyID,
-            token.claims.subject == settings.appleClientID,
+            token.claims.subject == client,
             let iat = token.claims.issuedAt, let exp = token.claims.expiresAt, exp.timeIntervalSince(iat) <= 15_777_000
         else { return false }
         return true
@@ -344,6 +362,7 @@ public final class ProviderStandIn: @unchecked Sendable {
         guard appleClientOK(form) else { return .json(#"{"error":"invalid_client"}"#, status: 400) }
         guard form["grant_type"] == "authorization_code" else { return .json(#"{"error":"unsupported_grant_type"}"#, status: 400) }
         guard let code = takeCode(form["code"], from: \.appleCodes) else { return .json(#"{"error":"invalid_grant"}"#, status: 400) }
+        if let expected = code.redirectURI, form["redirect_uri"] != expected { return .json(#"{"error":"invalid_grant"}"#, status: 400) }
         guard let idToken = try? idToken("apple", code.claims) else { return .json(#"{"error":"server_error"}"#, status: 500) }
         return .json(
             JSONValue.object([
@@ -358,60 +377,6 @@ public final class ProviderStandIn: @unchecked Sendable {
         guard let token = form["token"], !token.isEmpty else { return .json(#"{"error":"invalid_request"}"#, status: 400) }
         lock.withLock { revoked.append(token) }
         return StandInResponse(status: 200)
-    }
-
-    private func graphError(_ message: String, type: String = "OAuthException", code: Int) -> StandInResponse {
-        .json(
-            JSONValue.object([
-                "error": .object(["message": .string(message), "type": .string(type), "code": .int(Int64(code)), "fbtrace_id": "StandInTrace"])
-            ]).jsonString,
-            status: 400)
-    }
-
-    private func debugToken(_ request: StandInRequest) -> StandInResponse {
-        guard request.query["access_token"] == "\(settings.facebookAppID)|\(settings.facebookAppSecret)" else {
-            return graphError("Invalid OAuth access token signature.", code: 190)
-        }
-        guard let input = request.query["input_token"] else { return graphError("(#100) The parameter input_token is required", code: 100) }
-        guard let user = lock.withLock({ facebookUsers[input] }) else {
-            return .json(
-                #"{"data":{"error":{"code":190,"message":"Invalid OAuth access token - Cannot parse access token"},"is_valid":false,"scopes":[]}}"#)
-        }
-        var data: JSONObject = [
-            "app_id": .string(user.appID), "type": "USER", "application": "StandIn",
-            "data_access_expires_at": .int(now + 90 * 86400), "expires_at": .int(user.expiresAt),
-            "is_valid": .bool(user.isValid), "scopes": ["email", "public_profile"], "user_id": .string(user.userID),
-        ]
-        if !user.isValid {
-            data["error"] = .object(["code": 190, "message": "Error validating access token: The session has been invalidated.", "subcode": 460])
-        }
-        return .json(JSONValue.object(["data": .object(data)]).jsonString)
-    }
-
-    private func me(_ request: StandInRequest) -> StandInResponse {
-        guard let token = request.query["access_token"], let user = lock.withLock({ facebookUsers[token] }), user.isValid else {
-            return graphError("Invalid OAuth access token - Cannot parse access token", code: 190)
-        }
-        let proof = (try? HMAC.sha256(key: Array(settings.facebookAppSecret.utf8), data: Array(token.utf8)))?.map { String(format: "%02x", $0) }
-            .joined()
-        guard let given = request.query["appsecret_proof"], given == proof else {
-            return graphError("Invalid appsecret_proof provided in the API argument", type: "GraphMethodException", code: 100)
-        }
-        let fields = (request.query["fields"] ?? "id,name").split(separator: ",").map(String.init)
-        var o: JSONObject = [:]
-        for f in fields {
-            switch f {
-            case "id": o["id"] = .string(user.userID)
-            case "name": if let n = user.name { o["name"] = .string(n) }
-            case "email": if let e = user.email { o["email"] = .string(e) }
-            case "picture":
-                if let p = user.pictureURL {
-                    o["picture"] = .object(["data": .object(["height": 50, "is_silhouette": false, "url": .string(p), "width": 50])])
-                }
-            default: break
-            }
-        }
-        return .json(JSONValue.object(o).jsonString)
     }
 
     /// `GET /_standin/token/{provider}?claim=value…`: values parse as JSON when they can.

@@ -2,7 +2,9 @@
 # PyPI's oidc-provider-mock as a real upstream OpenID provider (the web sign-in's "Google"), on
 # 127.0.0.1 and a port the system picks.
 #
-#   scripts/oidc/upstream-mock.sh start DIR [--user-claims JSON]...   start it; prints the issuer (also in DIR/issuer)
+#   scripts/oidc/upstream-mock.sh start DIR [--user-claims JSON]... [--issuer URL]
+#                                                                     start it; prints its URL (also in DIR/issuer);
+#                                                                     --issuer: the iss its id_tokens name
 #   scripts/oidc/upstream-mock.sh stop DIR                            stop it (DIR/pid)
 #   scripts/oidc/upstream-mock.sh selftest                            start, read its discovery document, stop
 #
@@ -46,7 +48,7 @@ PY
 }
 
 case "${1:-}" in
-    start) shift; [[ $# -ge 1 ]] || { echo "usage: $0 start DIR [--user-claims JSON]..." >&2; exit 2; }; start "$@" ;;
+    start) shift; [[ $# -ge 1 ]] || { echo "usage: $0 start DIR [--user-claims JSON]... [--issuer URL]" >&2; exit 2; }; start "$@" ;;
     stop) [[ $# -eq 2 ]] || { echo "usage: $0 stop DIR" >&2; exit 2; }; oidc_stop_pidfile "$2/pid" ;;
     selftest) selftest ;;
     *) echo "usage: $0 start DIR | stop DIR | selftest" >&2; exit 2 ;;

@@ -13,6 +13,9 @@ public struct AppConfig: Sendable {
     public var providers: [String: ProviderConfig] = [:]
     /// `webhooks.user_deleted`.
     public var userDeletedWebhook: String?
+    /// `redirect_uris`: where the App Services redirect flow (web sign-in) may send a browser
+    /// back, compared exactly (``OIDCRedirectURI/registrationProblem(_:)`` says what may be listed).
+    public var redirectURIs: [String] = []
     /// `op_session_ttl`: how long the OpenID Provider's browser session lasts (``readOPSessionTTL(_:)``).
     public var opSessionTTL = AppConfig.defaultOPSessionTTL
 
@@ -34,6 +37,7 @@ public struct AppConfig: Sendable {
             reuseGrace = g
         }
         opSessionTTL = try Self.readOPSessionTTL(&o)
+        redirectURIs = try OIDCClientConfig.uris(&o, "redirect_uris", required: false)
         if var p = try o.object("providers") {
             let methods = LoginMethodRegistry.inUse
             for name in p.memberNames {

@@ -100,7 +100,9 @@ public struct OIDCClientConfig: Sendable {
             idTokenAlgorithm: try algorithm(&o), requirePKCE: requirePKCE ?? false)
     }
 
-    private static func uris(_ o: inout ConfigObject, _ name: String, required: Bool) throws -> [String] {
+    /// Reads a list of redirect URIs (`name`): at most ``maxRedirectURIs``, each registrable
+    /// (``OIDCRedirectURI/registrationProblem(_:)``), at most ``maxRedirectURILength`` bytes, none twice.
+    static func uris(_ o: inout ConfigObject, _ name: String, required: Bool) throws -> [String] {
         guard let list = try o.strings(name) else {
             if required { throw o.error(name, "required member is missing") }
             return []

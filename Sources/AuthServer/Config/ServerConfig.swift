@@ -86,6 +86,14 @@ public struct ServerConfig: Sendable {
         public var googleJWKS = "https://www.googleapis.com/oauth2/v3/certs"
         public var apple = "https://appleid.apple.com"
         public var facebookGraph = "https://graph.facebook.com"
+        /// Google's authorization endpoint, whole (web sign-in sends browsers there).
+        public var googleAuthorize = "https://accounts.google.com/o/oauth2/v2/auth"
+        /// Facebook's web origin; its login dialog is this + ``facebookDialogPath``.
+        public var facebookDialog = "https://www.facebook.com"
+        /// Below ``apple``: Apple's authorization endpoint.
+        public static let appleAuthorizePath = "/auth/authorize"
+        /// Below ``facebookDialog``: Facebook's login dialog.
+        public static let facebookDialogPath = "/v19.0/dialog/oauth"
         public init() {}
     }
 
@@ -183,6 +191,9 @@ public struct ServerConfig: Sendable {
             config.providerURLs.googleJWKS = try p.url("google_jwks") ?? config.providerURLs.googleJWKS
             config.providerURLs.apple = try p.url("apple") ?? config.providerURLs.apple
             config.providerURLs.facebookGraph = try p.url("facebook_graph") ?? config.providerURLs.facebookGraph
+            // Browsers are sent to these, never the server: checked here, as no provider checks them.
+            config.providerURLs.googleAuthorize = try p.callURL("google_authorize") ?? config.providerURLs.googleAuthorize
+            config.providerURLs.facebookDialog = try p.callURL("facebook_dialog") ?? config.providerURLs.facebookDialog
             try p.finish()
         }
         if let t = try top.duration("provider_timeout") {

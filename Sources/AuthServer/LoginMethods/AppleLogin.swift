@@ -6,7 +6,7 @@ import JOSE
 /// `client_ids[0]`, whose refresh token is kept so that deleting the user revokes it at Apple.
 struct AppleLogin: LoginMethod {
     static let name = "oauth2-apple"
-    static let capabilities: LoginCapabilities = [.link]
+    static let capabilities: LoginCapabilities = [.link, .webRedirect]
 
     struct Config: Sendable {
         var clientIDs: [String]
@@ -14,11 +14,17 @@ struct AppleLogin: LoginMethod {
         var keyID: String?
         /// The PEM of the `.p8` key.
         var privateKeyPEM: String?
+        /// `web_client_id`: the Services ID of the web sign-in (default `client_ids[0]`).
+        var webClientID: String?
     }
 
     let provider: AppleProvider
     /// `client_ids[0]`: the client a code is exchanged for (and a kept token was issued to).
     let clientID: String
+    /// The web sign-in's client (`web_client_id`): its id_tokens must name it alone as `aud`.
+    /// `nil` without a client-secret key (the web flow's code exchange needs one).
+    let web: AppleProvider?
+    let webClientID: String
 
     static func readConfig(_ o: inout ConfigObject, _ context: LoginConfigContext) throws -> Config {
         let ids = try o.nonEmptyStrings("client_ids")
@@ -28,7 +34,12 @@ struct AppleLogin: LoginMethod {
         guard (team == nil && key == nil && pem == nil) || (team != nil && key != nil && pem != nil) else {
             throw o.error("team_id", "team_id, key_id and private_key_file go together")
         }
-        return Config(clientIDs: ids, teamID: team, keyID: key, privateKeyPEM: pem)
+        let web = try o.string("web_client_id")
+        if let web {
+            guard !web.isEmpty else { throw o.error("web_client_id", "must be a non-empty string") }
+            guard pem != nil else { throw o.error("web_client_id", "web sign-in needs team_id, key_id and private_key_file (the client secret)") }
+        }
+        return Config(clientIDs: ids, teamID: team, keyID: key, privateKeyPEM: pem, webClientID: web)
     }
 
     init(config: Config, environment: LoginEnvironment) throws {
@@ -44,8 +55,15 @@ struct AppleLogin: LoginMethod {
         ac.tokenURL = apple + "/auth/token"
         ac.revokeURL = apple + "/auth/revoke"
         ac.timeout = environment.providerTimeout
-        provider = try AppleProvider(configuration: ac, transport: environment.transport)
+        // One key source for both clients: Apple's keys are fetched and cached once.
+        let keys = try KeySource.remote(
+            RemoteJWKS(url: ac.jwksURL, transport: environment.transport, clock: ac.clock, policy: .init(timeout: ac.timeout)))
+        provider = try AppleProvider(configuration: ac, keys: keys, transport: environment.transport)
         clientID = config.clientIDs[0]
+        webClientID = config.webClientID ?? config.clientIDs[0]
+        var wc = ac
+        wc.clientIDs = [webClientID]
+        web = key == nil ? nil : try AppleProvider(configuration: wc, keys: keys, transport: environment.transport)
     }
 
     func authenticate(_ request: LoginRequest) async throws -> LoginProof {

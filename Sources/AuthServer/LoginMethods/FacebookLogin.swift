@@ -3,7 +3,7 @@ import Identity
 /// `oauth2-facebook` `{"accessToken"}`: the token is checked at Graph (`debug_token`, then `me`).
 struct FacebookLogin: LoginMethod {
     static let name = "oauth2-facebook"
-    static let capabilities: LoginCapabilities = [.link]
+    static let capabilities: LoginCapabilities = [.link, .webRedirect]
 
     struct Config: Sendable {
         var appID: String

@@ -5,7 +5,7 @@ import Identity
 /// exactly as configured, empty included).
 struct GoogleLogin: LoginMethod {
     static let name = "oauth2-google"
-    static let capabilities: LoginCapabilities = [.link]
+    static let capabilities: LoginCapabilities = [.link, .webRedirect]
 
     struct Config: Sendable {
         var clientIDs: [String]

@@ -61,7 +61,7 @@ struct LoginCapabilities: OptionSet, Sendable {
     /// email/password account joins in its own login). API keys are never linked.
     static let link = LoginCapabilities(rawValue: 1 << 0)
     /// Signs in by a browser round trip to the provider (a start route and a callback, with
-    /// `state` and `nonce` kept server-side): the provider's redirect flow. None does yet.
+    /// `state` and `nonce` kept server-side): the provider's redirect flow (``WebSignInMethod``).
     static let webRedirect = LoginCapabilities(rawValue: 1 << 1)
     /// Serves as a second factor after another method's proof (a TOTP code, a passkey's
     /// assertion): its proof adds to an ``Authentication``'s methods. None does yet.

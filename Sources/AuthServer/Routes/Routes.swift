@@ -72,6 +72,10 @@ extension RouteTable {
         Row(.delete, base + "/auth/mfa/totp", bearer: .access, "deleteTOTP") { .user($0.mfa.disable) },
         Row(.post, base + "/auth/mfa/recovery_codes", bearer: .access, "newRecoveryCodes") { .user($0.mfa.newRecoveryCodes) },
         Row(.post, userpass + "/mfa", throttles: [login], "loginSecondFactor") { .plain($0.mfaLogin.secondStep) },
+        // Web sign-in: the App Services redirect flow's start, and the providers' callback.
+        Row(.get, app + "/auth/providers/:provider/login", throttles: [login], "webSignInStart") { .checked($0.webSignIn.start) },
+        Row(.get, "/oauth/callback/:provider", "webSignInCallback") { .plain($0.webSignIn.callback) },
+        Row(.post, "/oauth/callback/:provider", "webSignInFormPost") { .plain($0.webSignIn.formPost) },
         Row(.get, "/openapi.json", "openAPIDocument") { .plain($0.openAPI.document) },  // this table, as OpenAPI 3.1
         // The OpenID Provider's authorization endpoint and the hosted pages of its flows (docs/oidc.md);
         // the login page's limits are counted by its handler, which answers them with the page.
@@ -92,6 +96,7 @@ struct RouteGroups: Sendable {
     let apiKeys: APIKeyRoutes, oauth: OAuthRoutes, accounts: AccountRoutes, pages: AccountPageRoutes, openAPI: OpenAPIRoutes
     let oidc: OIDCAuthorizeRoutes
     let mfa: MFARoutes, mfaLogin: MFALoginRoutes
+    let webSignIn: WebSignInRoutes
 
     init(server: AuthServer) {
         health = HealthRoutes(store: server.store, metrics: server.metrics, token: server.config.metricsToken)
@@ -107,5 +112,6 @@ struct RouteGroups: Sendable {
         oidc = OIDCAuthorizeRoutes(server: server)
         mfa = MFARoutes()
         mfaLogin = MFALoginRoutes(server: server)
+        webSignIn = WebSignInRoutes(server: server)
     }
 }

@@ -143,11 +143,11 @@ public struct FacebookProvider: Sendable {
 
     /// Graph text for a message: printable, bounded, and without the app secret even when Graph
     /// echoes our request (whose query holds the app token `app_id|app_secret`).
-    private func shown(_ text: String, _ limit: Int = 160) -> String {
+    func shown(_ text: String, _ limit: Int = 160) -> String {
         ProviderHTTP.sanitized(text, redacting: [configuration.appSecret], limit: limit)
     }
 
-    private func get(path: String, query: [(String, String)], what: String, userTokenCall: Bool) async throws -> JSONObject {
+    func get(path: String, query: [(String, String)], what: String, userTokenCall: Bool) async throws -> JSONObject {
         let url = ProviderHTTP.url(configuration.graphURL, path: path, query: query)
         let response = try await transport.send(
             HTTPRequest(

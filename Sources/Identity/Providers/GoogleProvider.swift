@@ -83,11 +83,22 @@ public struct GoogleProvider: Sendable {
 
     /// Exchanges a server auth code at the token endpoint, then verifies the id_token it returns.
     /// - Parameter redirectURI: the one the client used, if any (sent only when given).
+    /// - Throws: as ``exchange(code:clientID:redirectURI:nonce:codeVerifier:)``.
+    public func exchange(code: String, clientID: String? = nil, redirectURI: String? = nil, nonce: String? = nil) async throws -> CodeExchangeResult {
+        try await exchange(code: code, clientID: clientID, redirectURI: redirectURI, nonce: nonce, codeVerifier: nil)
+    }
+
+    /// Exchanges the code of a web sign-in at the token endpoint, then verifies the id_token it returns.
+    /// - Parameter redirectURI: the one the authorization request used, if any (sent only when given).
+    /// - Parameter codeVerifier: the PKCE verifier of the authorization request (RFC 7636 §4.5),
+    ///   when it sent a challenge (sent only when given).
     /// - Throws: `invalid_grant`, `redirect_uri_mismatch`, `invalid_client`, `provider_error` (an OAuth error
     ///   body sent with HTTP 200 maps the same way), `provider_unavailable` (a response that is not JSON,
     ///   too large, without an id_token or with members of the wrong type), `invalid_configuration`
     ///   (no client secret), and the id_token codes.
-    public func exchange(code: String, clientID: String? = nil, redirectURI: String? = nil, nonce: String? = nil) async throws -> CodeExchangeResult {
+    public func exchange(code: String, clientID: String?, redirectURI: String?, nonce: String?, codeVerifier: String?) async throws
+        -> CodeExchangeResult
+    {
         guard let secret = configuration.clientSecret else {
             throw TokenError(.invalidConfiguration, "exchanging a Google server auth code needs the client secret")
         }
@@ -96,6 +107,7 @@ public struct GoogleProvider: Sendable {
         }
         var fields = [("code", code), ("client_id", clientID), ("client_secret", secret), ("grant_type", "authorization_code")]
         if let redirectURI { fields.append(("redirect_uri", redirectURI)) }
+        if let codeVerifier { fields.append(("code_verifier", codeVerifier)) }
         let response = try await ProviderHTTP.postForm(transport, url: configuration.tokenURL, fields: fields, timeout: configuration.timeout)
         let body = try TokenResponse(
             response, from: "Google token endpoint", secrets: [secret],

@@ -1,0 +1,41 @@
+import OpenAPIKit
+
+extension RouteShape {
+    /// Web sign-in (docs/oidc.md, "Web sign-in"): the App Services redirect flow's start and the
+    /// providers' callback. Each answers a browser: a redirect, or the 400 page.
+    static let webSignIn: [String: RouteShape] = {
+        typealias S = OpenAPISchemas
+        let redirect = ["Location", "Cache-Control"]
+        let answer: KeyValuePairs<String, JSONSchema> = [
+            "state": .string(description: "the server's own state, sent to the provider"), "code": .string(description: "the authorization code"),
+            "error": .string(description: "the provider's refusal"), "error_description": .string, "error_reason": .string,
+            "user": .string(description: "Apple, first sign-in: the name and email as JSON"),
+        ]
+        let callback = RouteShape(
+            summary:
+                "The provider's answer (Google, Apple, Facebook): ends on the caller's redirect URL, or the page for an unknown, used or expired state",
+            query: answer.map { ($0.key, $0.value, "") },
+            answers: [Answer(status: 302, description: "back to the caller: #_baas_ua=… or #_baas_error=…", payload: .none, headers: redirect)],
+            pages: [400])
+        var posted = callback
+        posted.summary = "The provider's answer as a form post (Apple's response_mode=form_post)"
+        posted.query = []
+        posted.body = .form(S.object([:], optional: answer))
+        posted.bodyRequired = false
+        return [
+            key("GET", RouteTable.base + "/app/:app/auth/providers/:provider/login"): RouteShape(
+                summary: "Web sign-in with Google, Apple or Facebook for realm-web: to the provider, then back to redirect",
+                query: [
+                    ("redirect", .string, "where to come back: one of the app's redirect_uris, exactly"),
+                    ("state", .string, "the caller's state, given back in #_baas_state"),
+                    ("device", .string, "realm-web's device information: base64 of a JSON object"),
+                ],
+                answers: [
+                    Answer(status: 302, description: "to the provider's sign-in, or back with #_baas_error", payload: .none, headers: redirect)
+                ],
+                errors: ["TooManyRequests"], pages: [400]),
+            key("GET", "/oauth/callback/:provider"): callback,
+            key("POST", "/oauth/callback/:provider"): posted,
+        ]
+    }()
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Hummingbird
+import Identity
+import JOSE
+import Sessions
+
+/// Web sign-in with Google, Apple and Facebook, the server being their client: the App Services
+/// redirect flow's start (`GET BASE/app/{app}/auth/providers/{provider}/login?redirect=&state=`)
+/// and the providers' callback (`PUBLIC_URL/oauth/callback/{google|apple|facebook}`, GET, or
+/// POST for Apple's `form_post`). The identity is the native login's: the method's own provider
+/// checks, then ``Authentication/signIn(_:method:sessions:)`` and ``AuthServer/issueSession(_:app:device:)``.
+struct WebSignInRoutes: Sendable {
+    let server: AuthServer
+
+    /// The longest realm-web `state` taken (it sends 12 letters).
+    static let maxCallerState = 512
+    /// The longest `device` parameter taken (base64 of a small JSON object).
+    static let maxDevice = 4096
+
+    /// The start: a browser that can be sent back (a registered `redirect`, a `state`) is sent to
+    /// the provider, or back with `#_baas_error`; any other gets the 400 page. Counted against
+    /// `login_per_address` only once it can go on (each start stores a flow).
+    func start(_ request: Request, _ context: AuthRequestContext, throttle: @Sendable () async throws -> Void) async throws -> Response {
+        let app = try server.pathApp(context)
+        let query = request.uri.queryParameters
+        guard let redirect = query.get("redirect"), app.config.redirectURIs.contains(redirect) else {
+            return Self.errorPage("The redirect address is not one this app registered (its redirect_uris).", app: app.config.id)
+        }
+        guard let state = query.get("state"), !state.isEmpty, state.utf8.count <= Self.maxCallerState else {
+            return Self.errorPage("The sign-in request has no state.", app: app.config.id)
+        }
+        do {
+            let provider = try context.parameters.require("provider")
+            guard let method = server.loginMethods[app.config.id]?.method(named: provider) as? any WebSignInMethod else {
+                throw TokenError(.providerNotFound, "the app has no web sign-in with \(provider.prefix(64))")
+            }
+            if let problem = method.webSignInProblem { throw TokenError(.providerNotFound, problem) }
+            let device = try Self.device(query.get("device"))
+            let now = Int64(app.sessions.configuration.clock.now().timeIntervalSince1970)
+            _ = try Device(Self.loginBody(device: device), unixSeconds: now)  // refused here, not after the provider's page
+            try await throttle()
+            return try await begin(method, for: .appServices(redirect: redirect, state: state, device: device), app: app)
+        } catch let e as TokenError where e.code != .tooManyRequests {
+            return Self.redirect(to: WebSignInAnswerLocation.error(Self.message(e), redirect: redirect, state: state))
+        }
+    }
+
+    /// Starts `method`'s round trip for `caller` (any caller: its start route has checked where
+    /// the answer is to go): the flow stored, the browser sent to the provider.
+    /// - Throws: `internal_error` (random generator), `store_unavailable`.
+    func begin(_ method: any WebSignInMethod, for caller: WebSignInCaller, app: AuthServer.AppRuntime) async throws -> Response {
+        let now = Int64(app.sessions.configuration.clock.now().timeIntervalSince1970)
+        let flow = try WebSignInFlow(caller: caller, pkce: type(of: method).usesPKCE, created: now)
+        let upstreamState = try await server.store.startWebSignIn(flow, method: type(of: method).name, app: app.config.id)
+        return Self.redirect(to: method.authorizationURL(server.config.providerURLs, callback: callback(method), state: upstreamState, flow: flow))
+    }
+
+    /// `GET PUBLIC_URL/oauth/callback/{name}`: the provider's answer in the query.
+    func callback(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+        var fields: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters where fields.count < 16 && fields[String(name)] == nil {
+            fields[String(name)] = String(value)
+        }
+        return try await finish(try context.parameters.require("provider"), WebSignInAnswer(fields: fields), context)
+    }
+
+    /// `POST PUBLIC_URL/oauth/callback/{name}`: the provider's answer as a form (Apple's `form_post`).
+    func formPost(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        return try await finish(try context.parameters.require("provider"), WebSignInAnswer(fields: AccountPageRoutes.form(body)), context)
+    }
+
+    private func finish(_ name: String, _ answer: WebSignInAnswer, _ context: AuthRequestContext) async throws -> Response {
+        let expired = "This sign-in has expired or was already used. Go back to the app and start again."
+        guard let methodName = Self.methods[name], let state = answer.fields["state"] else { return Self.errorPage(expired, app: nil) }
+        guard
+            let (appID, flow) = try await server.store.finishWebSignIn(
+                state: state, method: methodName, apps: server.appIDs, at: Int64(server.service.configuration.clock.now().timeIntervalSince1970))
+        else { return Self.errorPage(expired, app: nil) }
+        context.app = appID
+        let app = try server.app(appID)
+        switch flow.caller {
+        case .appServices(let redirect, let callerState, let device):
+            // The config may have changed since the flow started (another instance, a restart).
+            guard app.config.redirectURIs.contains(redirect) else {
+                return Self.errorPage("The redirect address is no longer one this app registered.", app: appID)
+            }
+            do {
+                guard let method = server.loginMethods[appID]?.method(named: methodName) as? any WebSignInMethod, method.webSignInProblem == nil
+                else { throw TokenError(.providerNotFound, "the app no longer has web sign-in with \(methodName)") }
+                if let refusal = answer.refusal { throw TokenError(.authFailed, "\(methodName) did not sign you in (\(refusal))") }
+                let proof = try await method.finishWebSignIn(answer, flow: flow, callback: callback(method))
+                let authentication = try await Authentication.signIn(proof, method: methodName, sessions: app.sessions)
+                let now = Int64(app.sessions.configuration.clock.now().timeIntervalSince1970)
+                let session = try Device(Self.loginBody(device: device), unixSeconds: now)
+                let tokens = try await server.issueSession(authentication, app: app, device: session)
+                return Self.redirect(
+                    to: WebSignInAnswerLocation.success(
+                        app: appID, tokens: tokens, deviceID: session.id, redirect: redirect, state: callerState))
+            } catch let e as TokenError {
+                server.logger.info(
+                    "web sign-in refused", metadata: ["app": .string(appID), "provider": .string(methodName), "code": .string(e.code.rawValue)])
+                return Self.redirect(to: WebSignInAnswerLocation.error(Self.message(e), redirect: redirect, state: callerState))
+            }
+        }
+    }
+
+    /// The callback URL of `method`, as registered at the provider.
+    func callback(_ method: any WebSignInMethod) -> String { server.config.publicURL + "/oauth/callback/" + type(of: method).callbackName }
+
+    /// Callback names to login method names.
+    static let methods: [String: String] = [
+        GoogleLogin.callbackName: GoogleLogin.name, AppleLogin.callbackName: AppleLogin.name, FacebookLogin.callbackName: FacebookLogin.name,
+    ]
+}

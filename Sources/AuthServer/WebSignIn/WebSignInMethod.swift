@@ -1,0 +1,97 @@
+import Foundation
+import Identity
+import JOSE
+
+/// A login method that also signs in by the provider's own browser redirect flow, the server
+/// being the provider's client (``LoginCapabilities/webRedirect``): it says where to send the
+/// browser, and turns the provider's answer at the callback into the same ``LoginProof`` its
+/// native login makes, through the same provider checks.
+protocol WebSignInMethod: LoginMethod {
+    /// The callback's last path segment: `PUBLIC_URL/oauth/callback/{callbackName}`.
+    static var callbackName: String { get }
+    /// Whether the flow sends a PKCE S256 challenge (RFC 7636).
+    static var usesPKCE: Bool { get }
+    /// Whether the provider posts its answer (`response_mode=form_post`) rather than redirecting.
+    static var postsAnswer: Bool { get }
+    /// Why this app's method cannot run the web flow (a credential it lacks), or `nil`.
+    var webSignInProblem: String? { get }
+    /// The provider's authorization URL for one flow.
+    func authorizationURL(_ urls: ServerConfig.ProviderURLs, callback: String, state: String, flow: WebSignInFlow) -> String
+    /// The provider's answer at the callback (its query or form fields, `code` present and no
+    /// `error`), made a proof.
+    /// - Throws: the provider's codes (a refused code or token, `provider_unavailable`).
+    func finishWebSignIn(_ answer: WebSignInAnswer, flow: WebSignInFlow, callback: String) async throws -> LoginProof
+}
+
+extension WebSignInMethod {
+    static var usesPKCE: Bool { false }
+    static var postsAnswer: Bool { false }
+}
+
+/// The fields of the provider's answer at the callback (the query, or Apple's posted form).
+struct WebSignInAnswer: Sendable {
+    let fields: [String: String]
+
+    /// The authorization code.
+    /// - Throws: `invalid_grant` without one (or with one over 4 KiB).
+    func code() throws -> String {
+        guard let code = fields["code"], !code.isEmpty, code.utf8.count <= 4096 else {
+            throw TokenError(.invalidGrant, "the provider's answer has no authorization code")
+        }
+        return code
+    }
+
+    /// The provider's refusal (`error`, with `error_description` or Facebook's `error_reason`),
+    /// as a bounded line of printable text; `nil` when it sent none.
+    var refusal: String? {
+        guard let error = fields["error"] else { return nil }
+        let detail = fields["error_description"] ?? fields["error_reason"]
+        return Self.printable(error, 64) + (detail.map { ": " + Self.printable($0, 160) } ?? "")
+    }
+
+    /// Printable ASCII of `text`, at most `limit` characters (what a message may show of a provider's words).
+    static func printable(_ text: String, _ limit: Int) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F }).prefix(limit))
+    }
+}
+
+extension GoogleLogin: WebSignInMethod {
+    static var callbackName: String { "google" }
+    static var usesPKCE: Bool { true }
+
+    var webSignInProblem: String? {
+        provider.configuration.clientSecret == nil ? "the app's oauth2-google provider has no client_secret_file, which web sign-in needs" : nil
+    }
+
+    func authorizationURL(_ urls: ServerConfig.ProviderURLs, callback: String, state: String, flow: WebSignInFlow) -> String {
+        OIDCAuthorizationError.append(
+            [
+                ("client_id", clientID), ("redirect_uri", callback), ("response_type", "code"), ("scope", "openid email profile"),
+                ("state", state), ("nonce", flow.nonce), ("code_challenge", flow.challenge),
+                ("code_challenge_method", flow.challenge == nil ? nil : "S256"), ("hd", provider.configuration.hostedDomain),
+            ], to: urls.googleAuthorize)
+    }
+
+    func finishWebSignIn(_ answer: WebSignInAnswer, flow: WebSignInFlow, callback: String) async throws -> LoginProof {
+        let result = try await provider.exchange(
+            code: try answer.code(), clientID: clientID, redirectURI: callback, nonce: flow.nonce, codeVerifier: flow.verifier)
+        return .identity(result.identity.named(Self.name), keep: nil)
+    }
+}
+
+extension FacebookLogin: WebSignInMethod {
+    static var callbackName: String { "facebook" }
+    var webSignInProblem: String? { nil }
+
+    func authorizationURL(_ urls: ServerConfig.ProviderURLs, callback: String, state: String, flow: WebSignInFlow) -> String {
+        OIDCAuthorizationError.append(
+            [
+                ("client_id", provider.configuration.appID), ("redirect_uri", callback), ("response_type", "code"),
+                ("scope", "public_profile,email"), ("state", state),
+            ], to: urls.facebookDialog + ServerConfig.ProviderURLs.facebookDialogPath)
+    }
+
+    func finishWebSignIn(_ answer: WebSignInAnswer, flow: WebSignInFlow, callback: String) async throws -> LoginProof {
+        .identity(try await provider.exchange(code: try answer.code(), redirectURI: callback).named(Self.name), keep: nil)
+    }
+}
