@@ -27,6 +27,8 @@ struct SQLiteTransaction: SessionStoreTransaction {
         _ = try await q("DELETE FROM sessions WHERE user_id = ?", [.text(id)])
         _ = try await q("DELETE FROM identities WHERE user_id = ?", [.text(id)])
         _ = try await q("DELETE FROM api_keys WHERE user_id = ?", [.text(id)])
+        // The user's authorization codes and OP sessions (their subject is the user id).
+        _ = try await q("DELETE FROM one_time_tokens WHERE subject = ? AND app = (SELECT app FROM users WHERE id = ?)", [.text(id), .text(id)])
         return try await !q("DELETE FROM users WHERE id = ? RETURNING id", [.text(id)]).isEmpty
     }
 
@@ -70,20 +72,22 @@ struct SQLiteTransaction: SessionStoreTransaction {
     // MARK: sessions and refresh tokens
 
     func insertSession(_ f: SessionRecord) async throws {
+        let signIn = f.signIn?.columns
         _ = try await q(
             """
             INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device,
-                                  api_key_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  api_key_id, op_session, auth_time, amr, scope)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(f.id), .text(f.userID), .text(f.clientID), .int(f.createdAt), .int(f.expiresAt), .int(f.idleExpiresAt),
-                .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason), .opt(f.device), .opt(f.apiKeyID),
+                .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason), .opt(f.device), .opt(f.apiKeyID), .opt(signIn?.opSession),
+                .opt(signIn?.authTime), .opt(signIn?.amr), .opt(signIn?.scope),
             ])
     }
 
     private static let sessionColumns =
-        "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device, api_key_id"
+        "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device, api_key_id, op_session, auth_time, amr, scope"
 
     private static func sessionRecord(_ r: SQLiteRow) -> SessionRecord {
         let expires = r.int("expires_at")
@@ -91,7 +95,9 @@ struct SQLiteTransaction: SessionStoreTransaction {
             id: r.string("id"), userID: r.string("user_id"), clientID: r.string("client_id"),
             createdAt: r.int("created_at"), expiresAt: expires, idleExpiresAt: r.optInt("idle_expires_at") ?? expires,
             lastUsedAt: r.int("last_used_at"), revokedAt: r.optInt("revoked_at"), revokeReason: r.optString("revoke_reason"),
-            device: r.optString("device"), apiKeyID: r.optString("api_key_id"))
+            device: r.optString("device"), apiKeyID: r.optString("api_key_id"),
+            signIn: SessionSignIn(
+                opSession: r.optString("op_session"), authTime: r.optInt("auth_time"), amr: r.optString("amr"), scope: r.optString("scope")))
     }
 
     func session(id: String, forUpdate: Bool) async throws -> SessionRecord? {

@@ -35,6 +35,7 @@ public enum SessionSchema {
         "add_account_ids",  // 10: accounts.id (an account before its user), nullable unique accounts.user_id; account_tokens.account_id
         "add_api_key_object_ids",  // 11: api_keys.id as ObjectIds (existing keys given one); sessions.api_key_id
         "add_one_time_tokens",  // 12: one_time_tokens (purpose, hash, app, subject, payload, expiry, use); account_tokens moved in, dropped
+        "add_session_sign_in",  // 13: sessions.op_session, auth_time, amr, scope (an OpenID Connect sign-in's), index on op_session
     ]
 
     /// The newest schema version this code knows.
