@@ -181,7 +181,7 @@ struct PostgresTransaction: SessionStoreTransaction {
     // MARK: signing keys
 
     func insertSigningKey(_ k: SigningKeyRecord) async throws -> Bool {
-        let active: Bool? = k.retiredAt == nil ? true : nil
+        let active: Bool? = k.retiredAt == nil && !k.companion ? true : nil
         return try await !q(
             """
             INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, active,
@@ -212,7 +212,10 @@ struct PostgresTransaction: SessionStoreTransaction {
     }
 
     func retireActiveSigningKey(at time: Int64, publishUntil: Int64) async throws -> String? {
-        try await q(
+        // The companions (neither active nor retired) retire with the active key.
+        _ = try await q(
+            "UPDATE signing_keys SET retired_at = \(time), publish_until = \(publishUntil) WHERE active IS NULL AND retired_at IS NULL RETURNING kid")
+        return try await q(
             """
             UPDATE signing_keys SET retired_at = \(time), publish_until = \(publishUntil), active = NULL WHERE active RETURNING kid
             """
@@ -220,16 +223,16 @@ struct PostgresTransaction: SessionStoreTransaction {
     }
 
     private static func key(_ r: PostgresRow) throws -> SigningKeyRecord {
-        let (kid, alg, pub, priv, sealed, created, retired, until, lifetime, revoked) =
-            try r.decode((String, String, String, String, Bool, Int64, Int64?, Int64?, Int64?, Int64?).self)
+        let (kid, alg, pub, priv, sealed, created, retired, until, lifetime, revoked, companion) =
+            try r.decode((String, String, String, String, Bool, Int64, Int64?, Int64?, Int64?, Int64?, Bool).self)
         return SigningKeyRecord(
             keyID: kid, algorithm: alg, publicJWK: pub, privateJWK: priv, sealed: sealed, createdAt: created,
-            retiredAt: retired, publishUntil: until, accessTokenLifetime: lifetime, revokedAt: revoked)
+            retiredAt: retired, publishUntil: until, accessTokenLifetime: lifetime, revokedAt: revoked, companion: companion)
     }
 
     func activeSigningKey() async throws -> SigningKeyRecord? {
         try await q(
-            "SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at FROM signing_keys WHERE active"
+            "SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at, (active IS NULL AND retired_at IS NULL) FROM signing_keys WHERE active"
         )
         .first.map(Self.key)
     }
@@ -237,7 +240,8 @@ struct PostgresTransaction: SessionStoreTransaction {
     func signingKeys() async throws -> [SigningKeyRecord] {
         try await q(
             """
-            SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at
+            SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at,
+                   (active IS NULL AND retired_at IS NULL)
             FROM signing_keys ORDER BY created_at, COALESCE(retired_at, 9223372036854775807), kid
             """
         ).map(Self.key)

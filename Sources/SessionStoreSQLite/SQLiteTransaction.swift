@@ -185,7 +185,7 @@ struct SQLiteTransaction: SessionStoreTransaction {
             """,
             [
                 .text(k.keyID), .text(k.algorithm), .text(k.publicJWK), .text(k.privateJWK), .int(k.sealed ? 1 : 0), .int(k.createdAt),
-                .opt(k.retiredAt), .opt(k.publishUntil), k.retiredAt == nil ? .int(1) : .null,
+                .opt(k.retiredAt), .opt(k.publishUntil), k.retiredAt == nil && !k.companion ? .int(1) : .null,
                 .opt(k.accessTokenLifetime), .opt(k.revokedAt),
             ]
         ).isEmpty
@@ -210,21 +210,26 @@ struct SQLiteTransaction: SessionStoreTransaction {
     }
 
     func retireActiveSigningKey(at time: Int64, publishUntil: Int64) async throws -> String? {
-        try await q(
+        // The companions (neither active nor retired) retire with the active key.
+        _ = try await q(
+            "UPDATE signing_keys SET retired_at = ?, publish_until = ? WHERE active IS NULL AND retired_at IS NULL RETURNING kid",
+            [.int(time), .int(publishUntil)])
+        return try await q(
             "UPDATE signing_keys SET retired_at = ?, publish_until = ?, active = NULL WHERE active = 1 RETURNING kid",
             [.int(time), .int(publishUntil)]
         ).first?.string("kid")
     }
 
     private static let keyColumns =
-        "kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at"
+        "kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at, "
+        + "(active IS NULL AND retired_at IS NULL) AS companion"
 
     private static func key(_ r: SQLiteRow) -> SigningKeyRecord {
         SigningKeyRecord(
             keyID: r.string("kid"), algorithm: r.string("alg"), publicJWK: r.string("public_jwk"),
             privateJWK: r.string("private_jwk"), sealed: r.int("sealed") != 0, createdAt: r.int("created_at"),
             retiredAt: r.optInt("retired_at"), publishUntil: r.optInt("publish_until"),
-            accessTokenLifetime: r.optInt("access_token_lifetime"), revokedAt: r.optInt("revoked_at"))
+            accessTokenLifetime: r.optInt("access_token_lifetime"), revokedAt: r.optInt("revoked_at"), companion: r.int("companion") != 0)
     }
 
     func activeSigningKey() async throws -> SigningKeyRecord? {

@@ -200,11 +200,17 @@ public struct SigningKeyRecord: Sendable, Hashable {
     public var accessTokenLifetime: Int64?
     /// When the key was revoked (compromised): out of the JWKS at once, its tokens refused.
     public var revokedAt: Int64?
+    /// A key of another algorithm beside the active one (an OpenID Provider's RS256 key for ID
+    /// tokens): published, never signing access tokens, retired with the active key. Stored as a
+    /// key neither active nor retired.
+    public var companion: Bool
 
     public init(
         keyID: String, algorithm: String, publicJWK: String, privateJWK: String, sealed: Bool, createdAt: Int64,
-        retiredAt: Int64? = nil, publishUntil: Int64? = nil, accessTokenLifetime: Int64? = nil, revokedAt: Int64? = nil
+        retiredAt: Int64? = nil, publishUntil: Int64? = nil, accessTokenLifetime: Int64? = nil, revokedAt: Int64? = nil,
+        companion: Bool = false
     ) {
+        self.companion = companion
         self.keyID = keyID
         self.algorithm = algorithm
         self.publicJWK = publicJWK
@@ -217,8 +223,8 @@ public struct SigningKeyRecord: Sendable, Hashable {
         self.revokedAt = revokedAt
     }
 
-    /// `true` for the key that signs new tokens.
-    public var isActive: Bool { retiredAt == nil }
+    /// `true` for the key that signs new access tokens.
+    public var isActive: Bool { retiredAt == nil && !companion }
 
     /// `true` while the key belongs in the published JWKS.
     public func isPublished(at now: Int64) -> Bool {
