@@ -64,6 +64,11 @@ extension RouteTable {
         Row(.get, "/app/:app/confirm", "confirmPage") { .plain($0.pages.confirm) },
         Row(.get, "/app/:app/reset", "resetPage") { .plain($0.pages.resetForm) },
         Row(.post, "/app/:app/reset", throttles: reset, "resetPageForm") { .plain($0.pages.reset) },
+        // The OpenID Provider's token side (the token endpoint's grants above; discovery at openid-configuration).
+        Row(.get, "/oauth/userinfo", "userinfo") { .plain($0.userinfo.userinfo) },
+        Row(.post, "/oauth/userinfo", "userinfoPost") { .plain($0.userinfo.userinfo) },
+        Row(.get, "/oauth/logout", "endSession") { .plain($0.logout.logout) },
+        Row(.post, "/oauth/logout", "endSessionPost") { .plain($0.logout.logout) },
         Row(.get, "/openapi.json", "openAPIDocument") { .plain($0.openAPI.document) },  // this table, as OpenAPI 3.1
     ]
 }
@@ -72,6 +77,7 @@ extension RouteTable {
 struct RouteGroups: Sendable {
     let health: HealthRoutes, location: LocationRoutes, login: LoginRoutes, sessions: SessionRoutes, profile: ProfileRoutes
     let apiKeys: APIKeyRoutes, oauth: OAuthRoutes, accounts: AccountRoutes, pages: AccountPageRoutes, openAPI: OpenAPIRoutes
+    let userinfo: OIDCUserinfoRoutes, logout: OIDCLogoutRoutes
 
     init(server: AuthServer) {
         health = HealthRoutes(store: server.store, metrics: server.metrics, token: server.config.metricsToken)
@@ -84,5 +90,7 @@ struct RouteGroups: Sendable {
         accounts = AccountRoutes(server: server)
         pages = AccountPageRoutes(server: server)
         openAPI = OpenAPIRoutes(config: server.config, logger: server.logger)
+        userinfo = OIDCUserinfoRoutes(server: server)
+        logout = OIDCLogoutRoutes(server: server)
     }
 }

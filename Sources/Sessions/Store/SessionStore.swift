@@ -193,7 +193,7 @@ public protocol SessionStoreTransaction: Sendable {
     func adoptLegacyUsers(app: String, bySessions: Bool, apps: [String], at time: Int64) async throws -> Int
 
     /// Deletes throttle events past their window, and one-time tokens used or expired at or before
-    /// `now` (``deleteOneTimeTokens(endedBefore:)``).
+    /// `now` minus ``OneTimeTokenRecord/keptAfterEnd`` (``deleteOneTimeTokens(endedBefore:)``).
     /// - Returns: the number of rows removed.
     func purgeAccounts(now: Int64) async throws -> Int
 }
