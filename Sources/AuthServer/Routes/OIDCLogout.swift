@@ -35,7 +35,7 @@ struct OIDCLogoutRoutes: Sendable {
             client = named
         }
         if let hint = param("id_token_hint") {
-            guard let audience = await hintAudience(hint), let hinted = server.config.oidcClients[audience] else {
+            guard let audience = await server.verifyIDTokenHint(hint)?.audience.first, let hinted = server.config.oidcClients[audience] else {
                 return page(.error(message: "The id_token_hint was not issued by this server."))
             }
             if let client, client.id != hinted.id { return page(.error(message: "The client_id differs from the id_token_hint's client.")) }
@@ -75,20 +75,22 @@ struct OIDCLogoutRoutes: Sendable {
         return Response(status: .found, headers: headers)
     }
 
-    /// The client (`aud`) of an ID token this server signed with one of its published keys; an
-    /// expired one counts (RP-initiated logout 1.0 §2: the hint is often old).
-    private func hintAudience(_ token: String) async -> String? {
-        guard token.utf8.count <= Self.maxParameterBytes, let keys = try? await server.service.keyRing.jwks() else { return nil }
-        let options = VerifierOptions(issuers: [server.config.issuer], type: "JWT", leeway: TimeInterval(Int32.max))
-        guard let claims = try? JWTVerifier(keys: keys, options: options).verify(token).claims else { return nil }
-        return claims.audience.first
-    }
-
     private func page(_ page: OIDCPages.Page, extra: HTTPFields = [:]) -> Response {
         var headers = extra
         for (name, value) in OIDCPages.headers(redirectURI: nil) { if let n = HTTPFields.Element.Name(name) { headers[n] = value } }
         let body = OIDCPages.render(page, app: "")
         return Response(
             status: HTTPResponse.Status(code: OIDCPages.status(of: page)), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+}
+
+extension AuthServer {
+    /// The claims of an ID token this server issued (`id_token_hint`): signed by one of its
+    /// published keys, `typ` `JWT`, `iss` = the issuer; an expired one counts (a hint is often
+    /// old: OIDC Core §3.1.2.1, RP-initiated logout 1.0 §2). `nil` for any other token.
+    func verifyIDTokenHint(_ token: String) async -> ClaimSet? {
+        guard token.utf8.count <= OIDCLogoutRoutes.maxParameterBytes, let keys = try? await service.keyRing.jwks() else { return nil }
+        let options = VerifierOptions(issuers: [config.issuer], type: "JWT", leeway: TimeInterval(Int32.max))
+        return try? JWTVerifier(keys: keys, options: options).verify(token).claims
     }
 }
