@@ -111,7 +111,7 @@ enum PostgresMigrations {
         accountsBeforeUsers,
         apiKeyObjectIDs,
         oneTimeTokens,
-        SchemaMigration(version: 13, name: "add_session_sign_in", statements: []),
+        sessionSignIn,
         consents,
         mfaFactors,
     ]
@@ -304,5 +304,19 @@ extension PostgresMigrations {
                 updated_at BIGINT NOT NULL)
             """,
             "CREATE INDEX mfa_factors_app ON mfa_factors(app)",
+        ])
+}
+
+extension PostgresMigrations {
+    /// Step 13: an OpenID Connect sign-in's session: `op_session`, `auth_time`, `amr`, `scope`
+    /// (nullable; existing sessions have none), and the index ending an OP session's sessions uses.
+    static let sessionSignIn = SchemaMigration(
+        version: 13, name: "add_session_sign_in",
+        statements: [
+            "ALTER TABLE sessions ADD COLUMN op_session TEXT",
+            "ALTER TABLE sessions ADD COLUMN auth_time BIGINT",
+            "ALTER TABLE sessions ADD COLUMN amr TEXT",
+            "ALTER TABLE sessions ADD COLUMN scope TEXT",
+            "CREATE INDEX sessions_op_session ON sessions(op_session)",
         ])
 }

@@ -84,6 +84,6 @@ extension PostgresTransaction {
 
     func purgeAccounts(now: Int64) async throws -> Int {
         let events = try await run("DELETE FROM throttle_events WHERE expires_at <= \(now) RETURNING key").count
-        return try await events + deleteOneTimeTokens(endedBefore: now)
+        return try await events + deleteOneTimeTokens(endedBefore: now - OneTimeTokenRecord.keptAfterEnd)
     }
 }

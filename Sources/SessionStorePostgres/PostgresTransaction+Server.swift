@@ -97,6 +97,12 @@ extension PostgresTransaction {
         ).count
     }
 
+    func revokeSessions(opSessionID: String, at time: Int64, reason: String) async throws -> Int {
+        try await q(
+            "UPDATE sessions SET revoked_at = \(time), revoke_reason = \(reason) WHERE op_session = \(opSessionID) AND revoked_at IS NULL RETURNING id"
+        ).count
+    }
+
     func deleteAPIKey(id: String, userID: String) async throws -> Bool {
         try await !q("DELETE FROM api_keys WHERE id = \(id) AND user_id = \(userID) RETURNING id").isEmpty
     }

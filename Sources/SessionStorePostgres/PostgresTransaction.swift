@@ -34,6 +34,8 @@ struct PostgresTransaction: SessionStoreTransaction {
         _ = try await q("DELETE FROM api_keys WHERE user_id = \(id)")
         _ = try await q("DELETE FROM consents WHERE user_id = \(id)")
         _ = try await q("DELETE FROM mfa_factors WHERE user_id = \(id)")
+        // The user's authorization codes and OP sessions (their subject is the user id).
+        _ = try await q("DELETE FROM one_time_tokens WHERE subject = \(id) AND app = (SELECT app FROM users WHERE id = \(id))")
         return try await !q("DELETE FROM users WHERE id = \(id) RETURNING id").isEmpty
     }
 
@@ -77,40 +79,38 @@ struct PostgresTransaction: SessionStoreTransaction {
     // MARK: sessions and refresh tokens
 
     func insertSession(_ f: SessionRecord) async throws {
+        let signIn = f.signIn?.columns
         _ = try await q(
             """
             INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device,
-                                  api_key_id)
+                                  api_key_id, op_session, auth_time, amr, scope)
             VALUES (\(f.id), \(f.userID), \(f.clientID), \(f.createdAt), \(f.expiresAt), \(f.idleExpiresAt), \(f.lastUsedAt),
-                    \(f.revokedAt), \(f.revokeReason), \(f.device), \(f.apiKeyID))
+                    \(f.revokedAt), \(f.revokeReason), \(f.device), \(f.apiKeyID), \(signIn?.opSession), \(signIn?.authTime), \(signIn?.amr),
+                    \(signIn?.scope))
             """)
     }
 
+    private static let sessionColumns =
+        "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device, api_key_id, op_session, auth_time, amr, scope"
+
     private static func sessionRecord(_ r: PostgresRow) throws -> SessionRecord {
-        let (id, userID, clientID, created, expires, idle, lastUsed, revokedAt, reason, device, apiKey) =
-            try r.decode((String, String, String, Int64, Int64, Int64, Int64, Int64?, String?, String?, String?).self)
+        let (id, userID, clientID, created, expires, idle, lastUsed, revokedAt, reason, device, apiKey, opSession, authTime, amr, scope) =
+            try r.decode(
+                (String, String, String, Int64, Int64, Int64, Int64, Int64?, String?, String?, String?, String?, Int64?, String?, String?).self)
         return SessionRecord(
             id: id, userID: userID, clientID: clientID, createdAt: created, expiresAt: expires, idleExpiresAt: idle,
-            lastUsedAt: lastUsed, revokedAt: revokedAt, revokeReason: reason, device: device, apiKeyID: apiKey)
+            lastUsedAt: lastUsed, revokedAt: revokedAt, revokeReason: reason, device: device, apiKeyID: apiKey,
+            signIn: SessionSignIn(opSession: opSession, authTime: authTime, amr: amr, scope: scope))
     }
 
     func session(id: String, forUpdate: Bool) async throws -> SessionRecord? {
         let lock = forUpdate ? " FOR UPDATE" : ""
-        return try await q(
-            """
-            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device, api_key_id
-            FROM sessions WHERE id = \(id)\(unescaped: lock)
-            """
-        ).first.map(Self.sessionRecord)
+        return try await q("SELECT \(unescaped: Self.sessionColumns) FROM sessions WHERE id = \(id)\(unescaped: lock)").first.map(Self.sessionRecord)
     }
 
     func sessions(userID: String) async throws -> [SessionRecord] {
-        try await q(
-            """
-            SELECT id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device, api_key_id
-            FROM sessions WHERE user_id = \(userID) ORDER BY created_at, id
-            """
-        ).map(Self.sessionRecord)
+        try await q("SELECT \(unescaped: Self.sessionColumns) FROM sessions WHERE user_id = \(userID) ORDER BY created_at, id").map(
+            Self.sessionRecord)
     }
 
     func revokeSession(id: String, at time: Int64, reason: String) async throws -> Bool {
@@ -183,7 +183,7 @@ struct PostgresTransaction: SessionStoreTransaction {
     // MARK: signing keys
 
     func insertSigningKey(_ k: SigningKeyRecord) async throws -> Bool {
-        let active: Bool? = k.retiredAt == nil ? true : nil
+        let active: Bool? = k.retiredAt == nil && !k.companion ? true : nil
         return try await !q(
             """
             INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, active,
@@ -214,7 +214,10 @@ struct PostgresTransaction: SessionStoreTransaction {
     }
 
     func retireActiveSigningKey(at time: Int64, publishUntil: Int64) async throws -> String? {
-        try await q(
+        // The companions (neither active nor retired) retire with the active key.
+        _ = try await q(
+            "UPDATE signing_keys SET retired_at = \(time), publish_until = \(publishUntil) WHERE active IS NULL AND retired_at IS NULL RETURNING kid")
+        return try await q(
             """
             UPDATE signing_keys SET retired_at = \(time), publish_until = \(publishUntil), active = NULL WHERE active RETURNING kid
             """
@@ -222,16 +225,16 @@ struct PostgresTransaction: SessionStoreTransaction {
     }
 
     private static func key(_ r: PostgresRow) throws -> SigningKeyRecord {
-        let (kid, alg, pub, priv, sealed, created, retired, until, lifetime, revoked) =
-            try r.decode((String, String, String, String, Bool, Int64, Int64?, Int64?, Int64?, Int64?).self)
+        let (kid, alg, pub, priv, sealed, created, retired, until, lifetime, revoked, companion) =
+            try r.decode((String, String, String, String, Bool, Int64, Int64?, Int64?, Int64?, Int64?, Bool).self)
         return SigningKeyRecord(
             keyID: kid, algorithm: alg, publicJWK: pub, privateJWK: priv, sealed: sealed, createdAt: created,
-            retiredAt: retired, publishUntil: until, accessTokenLifetime: lifetime, revokedAt: revoked)
+            retiredAt: retired, publishUntil: until, accessTokenLifetime: lifetime, revokedAt: revoked, companion: companion)
     }
 
     func activeSigningKey() async throws -> SigningKeyRecord? {
         try await q(
-            "SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at FROM signing_keys WHERE active"
+            "SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at, (active IS NULL AND retired_at IS NULL) FROM signing_keys WHERE active"
         )
         .first.map(Self.key)
     }
@@ -239,7 +242,8 @@ struct PostgresTransaction: SessionStoreTransaction {
     func signingKeys() async throws -> [SigningKeyRecord] {
         try await q(
             """
-            SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at
+            SELECT kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at,
+                   (active IS NULL AND retired_at IS NULL)
             FROM signing_keys ORDER BY created_at, COALESCE(retired_at, 9223372036854775807), kid
             """
         ).map(Self.key)

@@ -128,7 +128,7 @@ enum SQLiteMigrations {
         accountsBeforeUsers,
         apiKeyObjectIDs,
         oneTimeTokens,
-        SchemaMigration(version: 13, name: "add_session_sign_in", statements: []),
+        sessionSignIn,
         consents,
         mfaFactors,
     ]
@@ -358,5 +358,21 @@ extension SQLiteMigrations {
                 updated_at INTEGER NOT NULL)
             """,
             "CREATE INDEX mfa_factors_app ON mfa_factors(app)",
+        ])
+}
+
+extension SQLiteMigrations {
+    /// Step 13: what an OpenID Connect sign-in adds to its session: the OP session it was issued
+    /// through (`op_session`, its `sid`), when and how the user signed in (`auth_time`, `amr` as
+    /// space-separated RFC 8176 values) and the granted scopes (`scope`, space-separated). All
+    /// nullable: existing sessions (and App Services ones) have none.
+    static let sessionSignIn = SchemaMigration(
+        version: 13, name: "add_session_sign_in",
+        statements: [
+            "ALTER TABLE sessions ADD COLUMN op_session TEXT",
+            "ALTER TABLE sessions ADD COLUMN auth_time INTEGER",
+            "ALTER TABLE sessions ADD COLUMN amr TEXT",
+            "ALTER TABLE sessions ADD COLUMN scope TEXT",
+            "CREATE INDEX sessions_op_session ON sessions(op_session)",
         ])
 }

@@ -81,6 +81,6 @@ extension SQLiteTransaction {
 
     func purgeAccounts(now: Int64) async throws -> Int {
         let events = try await store.rows("DELETE FROM throttle_events WHERE expires_at <= ? RETURNING key", [.int(now)]).count
-        return try await events + deleteOneTimeTokens(endedBefore: now)
+        return try await events + deleteOneTimeTokens(endedBefore: now - OneTimeTokenRecord.keptAfterEnd)
     }
 }

@@ -99,6 +99,13 @@ extension SQLiteTransaction {
         ).count
     }
 
+    func revokeSessions(opSessionID: String, at time: Int64, reason: String) async throws -> Int {
+        try await q(
+            "UPDATE sessions SET revoked_at = ?, revoke_reason = ? WHERE op_session = ? AND revoked_at IS NULL RETURNING id",
+            [.int(time), .text(reason), .text(opSessionID)]
+        ).count
+    }
+
     func deleteAPIKey(id: String, userID: String) async throws -> Bool {
         try await !q("DELETE FROM api_keys WHERE id = ? AND user_id = ? RETURNING id", [.text(id), .text(userID)]).isEmpty
     }

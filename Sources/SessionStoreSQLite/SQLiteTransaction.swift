@@ -29,6 +29,8 @@ struct SQLiteTransaction: SessionStoreTransaction {
         _ = try await q("DELETE FROM api_keys WHERE user_id = ?", [.text(id)])
         _ = try await q("DELETE FROM consents WHERE user_id = ?", [.text(id)])
         _ = try await q("DELETE FROM mfa_factors WHERE user_id = ?", [.text(id)])
+        // The user's authorization codes and OP sessions (their subject is the user id).
+        _ = try await q("DELETE FROM one_time_tokens WHERE subject = ? AND app = (SELECT app FROM users WHERE id = ?)", [.text(id), .text(id)])
         return try await !q("DELETE FROM users WHERE id = ? RETURNING id", [.text(id)]).isEmpty
     }
 
@@ -72,20 +74,22 @@ struct SQLiteTransaction: SessionStoreTransaction {
     // MARK: sessions and refresh tokens
 
     func insertSession(_ f: SessionRecord) async throws {
+        let signIn = f.signIn?.columns
         _ = try await q(
             """
             INSERT INTO sessions (id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device,
-                                  api_key_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  api_key_id, op_session, auth_time, amr, scope)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(f.id), .text(f.userID), .text(f.clientID), .int(f.createdAt), .int(f.expiresAt), .int(f.idleExpiresAt),
-                .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason), .opt(f.device), .opt(f.apiKeyID),
+                .int(f.lastUsedAt), .opt(f.revokedAt), .opt(f.revokeReason), .opt(f.device), .opt(f.apiKeyID), .opt(signIn?.opSession),
+                .opt(signIn?.authTime), .opt(signIn?.amr), .opt(signIn?.scope),
             ])
     }
 
     private static let sessionColumns =
-        "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device, api_key_id"
+        "id, user_id, client_id, created_at, expires_at, idle_expires_at, last_used_at, revoked_at, revoke_reason, device, api_key_id, op_session, auth_time, amr, scope"
 
     private static func sessionRecord(_ r: SQLiteRow) -> SessionRecord {
         let expires = r.int("expires_at")
@@ -93,7 +97,9 @@ struct SQLiteTransaction: SessionStoreTransaction {
             id: r.string("id"), userID: r.string("user_id"), clientID: r.string("client_id"),
             createdAt: r.int("created_at"), expiresAt: expires, idleExpiresAt: r.optInt("idle_expires_at") ?? expires,
             lastUsedAt: r.int("last_used_at"), revokedAt: r.optInt("revoked_at"), revokeReason: r.optString("revoke_reason"),
-            device: r.optString("device"), apiKeyID: r.optString("api_key_id"))
+            device: r.optString("device"), apiKeyID: r.optString("api_key_id"),
+            signIn: SessionSignIn(
+                opSession: r.optString("op_session"), authTime: r.optInt("auth_time"), amr: r.optString("amr"), scope: r.optString("scope")))
     }
 
     func session(id: String, forUpdate: Bool) async throws -> SessionRecord? {
@@ -181,7 +187,7 @@ struct SQLiteTransaction: SessionStoreTransaction {
             """,
             [
                 .text(k.keyID), .text(k.algorithm), .text(k.publicJWK), .text(k.privateJWK), .int(k.sealed ? 1 : 0), .int(k.createdAt),
-                .opt(k.retiredAt), .opt(k.publishUntil), k.retiredAt == nil ? .int(1) : .null,
+                .opt(k.retiredAt), .opt(k.publishUntil), k.retiredAt == nil && !k.companion ? .int(1) : .null,
                 .opt(k.accessTokenLifetime), .opt(k.revokedAt),
             ]
         ).isEmpty
@@ -206,21 +212,26 @@ struct SQLiteTransaction: SessionStoreTransaction {
     }
 
     func retireActiveSigningKey(at time: Int64, publishUntil: Int64) async throws -> String? {
-        try await q(
+        // The companions (neither active nor retired) retire with the active key.
+        _ = try await q(
+            "UPDATE signing_keys SET retired_at = ?, publish_until = ? WHERE active IS NULL AND retired_at IS NULL RETURNING kid",
+            [.int(time), .int(publishUntil)])
+        return try await q(
             "UPDATE signing_keys SET retired_at = ?, publish_until = ?, active = NULL WHERE active = 1 RETURNING kid",
             [.int(time), .int(publishUntil)]
         ).first?.string("kid")
     }
 
     private static let keyColumns =
-        "kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at"
+        "kid, alg, public_jwk, private_jwk, sealed, created_at, retired_at, publish_until, access_token_lifetime, revoked_at, "
+        + "(active IS NULL AND retired_at IS NULL) AS companion"
 
     private static func key(_ r: SQLiteRow) -> SigningKeyRecord {
         SigningKeyRecord(
             keyID: r.string("kid"), algorithm: r.string("alg"), publicJWK: r.string("public_jwk"),
             privateJWK: r.string("private_jwk"), sealed: r.int("sealed") != 0, createdAt: r.int("created_at"),
             retiredAt: r.optInt("retired_at"), publishUntil: r.optInt("publish_until"),
-            accessTokenLifetime: r.optInt("access_token_lifetime"), revokedAt: r.optInt("revoked_at"))
+            accessTokenLifetime: r.optInt("access_token_lifetime"), revokedAt: r.optInt("revoked_at"), companion: r.int("companion") != 0)
     }
 
     func activeSigningKey() async throws -> SigningKeyRecord? {

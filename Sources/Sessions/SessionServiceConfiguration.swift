@@ -14,6 +14,10 @@ public struct SessionServiceConfiguration: Sendable {
     public var issuer: String
     /// The algorithm of new signing keys: ES256 (default), ES384, ES512, EdDSA, RS256, PS256.
     public var signingAlgorithm: JWSAlgorithm = .es256
+    /// Algorithms of the companion keys made beside the active key (``KeyRing/companionKey(algorithm:)``):
+    /// published with it, rotated and retired with it, never signing access tokens. An OpenID
+    /// Provider has `[.rs256]` (OpenID Connect's mandatory algorithm for ID tokens). Default none.
+    public var companionAlgorithms: [JWSAlgorithm] = []
     /// A 32-byte operator key; when set, private signing keys are sealed with AES-256-GCM at rest.
     public var masterKey: [UInt8]? = nil
     /// Clock skew tolerated when verifying access tokens, and added to how long a retired key stays published.

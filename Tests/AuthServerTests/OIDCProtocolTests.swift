@@ -158,8 +158,9 @@ struct OIDCProtocolTests {
         #expect(d["code_challenge_methods_supported"] == ["S256"] && d["prompt_values_supported"] == ["none", "login", "consent"])
         #expect(d["authorization_response_iss_parameter_supported"] == true)
         #expect(d["request_parameter_supported"] == false && d["request_uri_parameter_supported"] == false)
-        #expect(d["revocation_endpoint_auth_methods_supported"] == ["none", "client_secret_basic"])
-        #expect(d["introspection_endpoint_auth_methods_supported"] == ["client_secret_basic"])
+        // An OpenID Connect client authenticates at revocation and introspection as at the token endpoint.
+        #expect(d["revocation_endpoint_auth_methods_supported"] == ["client_secret_basic", "client_secret_post", "none"])
+        #expect(d["introspection_endpoint_auth_methods_supported"] == ["client_secret_basic", "client_secret_post"])
         let claims = try #require(d["claims_supported"]?.arrayValue)
         #expect(claims.count == 18 && claims.contains("at_hash") && claims.contains("email_verified"))
         // Without a trailing slash, the issuer has none either.

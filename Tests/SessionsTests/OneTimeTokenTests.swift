@@ -117,8 +117,16 @@ import Testing
                 return
             }
             #expect(try await Self.consume(t.store, live.token, at: Self.now + 7).consumed != nil)
-            // The server's sweep (`Throttle.purge`) removes every ended token at once.
-            #expect(try await t.store.transaction { tx in try await tx.purgeAccounts(now: Self.now + 7) } == 2)
+            // The server's sweep (`Throttle.purge`) keeps ended tokens for a while (a used code
+            // presented again must still be seen as used), then removes them.
+            #expect(try await t.store.transaction { tx in try await tx.purgeAccounts(now: Self.now + 7) } == 0)
+            guard case .refused(.used, _) = try await Self.consume(t.store, usedLater.token, at: Self.now + 8) else {
+                Issue.record("swept while it is kept")
+                return
+            }
+            let later = Self.now + 7 + OneTimeTokenRecord.keptAfterEnd
+            #expect(try await t.store.transaction { tx in try await tx.purgeAccounts(now: later) } == 2)
+            #expect(try await Self.consume(t.store, usedLater.token, at: later) == .unknown)
         }
     }
 

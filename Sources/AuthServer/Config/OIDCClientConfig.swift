@@ -162,6 +162,12 @@ extension ServerConfig {
     /// app id as the `client_id` of an App Services session's refresh).
     /// - Throws: `invalid_configuration` naming the member's path.
     func checkOIDCClients() throws {
+        // The discovery document's issuer and every token's `iss` are public_url exactly: one string.
+        if !oidcClients.isEmpty, issuer.hasSuffix("/") {
+            throw TokenError(
+                .invalidConfiguration,
+                "public_url: must not end in / when clients have redirect_uris: it is their OpenID issuer, compared exactly")
+        }
         for id in oidcClients.keys.sorted() {
             guard let client = oidcClients[id] else { continue }
             guard apps[client.app] != nil else {

@@ -100,43 +100,77 @@ struct OAuthForm: Sendable {
     func optional(_ name: String) -> String? { fields[name] }
 }
 
-/// Who is calling an OAuth endpoint (RFC 6749 §2.3): a `clients` entry proved by HTTP Basic, or
-/// a public client that only names itself with `client_id` (an app id).
+/// Who is calling an OAuth endpoint (RFC 6749 §2.3): a `clients` entry proved by HTTP Basic, a
+/// public client that only names itself with `client_id` (an app id), or an OpenID Connect
+/// client authenticated by its registered `token_endpoint_auth_method`.
 enum OAuthCaller: Sendable, Hashable {
     case client(String)
     case publicApp(String)
+    /// An OpenID Connect client (``ServerConfig/oidcClients``): a confidential one proved its
+    /// secret (HTTP Basic or the form's `client_secret`, as registered), a public one (`none`) named itself.
+    case oidcClient(String)
 
-    /// - Parameter requireSecret: `true` where only `clients` entries may call (introspection).
+    /// - Parameter requireSecret: `true` where only clients with a secret may call (introspection).
     /// - Throws: ``OAuthError`` `invalid_client` (401) for wrong, missing or unknown credentials,
-    ///   `invalid_request` for a client secret in the body (only HTTP Basic is supported).
+    ///   or a method other than the client's registered one; `invalid_request` for two methods
+    ///   at once or a `client_id` other than the authenticated client.
     static func authenticate(_ request: Request, form: OAuthForm, config: ServerConfig, requireSecret: Bool) throws -> OAuthCaller {
-        if form.optional("client_secret") != nil {
-            throw OAuthError.invalidClient("send client credentials with HTTP Basic, not in the body")
-        }
         let headers = request.headers[values: .authorization]
+        guard headers.count <= 1 else { throw OAuthError.invalidRequest("send exactly one Authorization header") }
+        let namedInBody = form.optional("client_id")
         if let header = headers.first {
-            guard headers.count == 1 else { throw OAuthError.invalidRequest("send exactly one Authorization header") }
-            return .client(try basic(header, config: config, namedInBody: form.optional("client_id")))
+            // RFC 6749 §2.3: one authentication method per request.
+            if form.optional("client_secret") != nil { throw OAuthError.invalidRequest("send client credentials once: HTTP Basic or the body") }
+            let (id, secret) = try basic(header)
+            if let client = config.oidcClients[id] {
+                try check(client, method: .clientSecretBasic, secret: secret)
+                if let namedInBody, namedInBody != id { throw OAuthError.invalidRequest("client_id differs from the authenticated client") }
+                return .oidcClient(id)
+            }
+            guard let client = config.clients[id], ConstantTime.equals(Array(secret.utf8), client.secret) else { throw refused }
+            if let namedInBody, namedInBody != id { throw OAuthError.invalidRequest("client_id differs from the authenticated client") }
+            return .client(id)
+        }
+        if let secret = form.optional("client_secret") {
+            guard let id = namedInBody, let client = config.oidcClients[id] else {
+                throw OAuthError.invalidClient("send client credentials with HTTP Basic, not in the body")
+            }
+            try check(client, method: .clientSecretPost, secret: secret)
+            return .oidcClient(id)
+        }
+        if let id = namedInBody, let client = config.oidcClients[id] {
+            guard client.authMethod == .none else {
+                throw OAuthError.invalidClient("this client authenticates with \(client.authMethod.rawValue)")
+            }
+            guard !requireSecret else { throw OAuthError.invalidClient("this endpoint needs a client with a secret") }
+            return .oidcClient(id)
         }
         guard !requireSecret else { throw OAuthError.invalidClient("this endpoint needs HTTP Basic client authentication") }
-        guard let id = form.optional("client_id"), config.apps[id] != nil else {
-            throw OAuthError.invalidClient("client_id must name an app of this server")
+        guard let id = namedInBody, config.apps[id] != nil else {
+            throw OAuthError.invalidClient("client_id must name an app or a client of this server")
         }
         return .publicApp(id)
     }
 
-    /// RFC 6749 §2.3.1: `Basic base64(urlencode(id) ":" urlencode(secret))`, checked in constant time.
-    private static func basic(_ header: String, config: ServerConfig, namedInBody: String?) throws -> String {
-        let refused = OAuthError.invalidClient("client authentication failed")
+    private static let refused = OAuthError.invalidClient("client authentication failed")
+
+    /// An OpenID Connect client's secret, sent with `method`: the client's registered method, and
+    /// its secret (compared in constant time).
+    private static func check(_ client: OIDCClientConfig, method: OIDCClientConfig.AuthMethod, secret: String) throws {
+        guard client.authMethod == method else {
+            throw OAuthError.invalidClient("this client authenticates with \(client.authMethod.rawValue), not \(method.rawValue)")
+        }
+        guard let expected = client.secret, ConstantTime.equals(Array(secret.utf8), expected) else { throw refused }
+    }
+
+    /// RFC 6749 §2.3.1: `Basic base64(urlencode(id) ":" urlencode(secret))`.
+    private static func basic(_ header: String) throws -> (id: String, secret: String) {
         guard header.utf8.count <= 4096, header.lowercased().hasPrefix("basic "),
             let decoded = Data(base64Encoded: header.dropFirst(6).trimmingCharacters(in: .whitespaces)),
             let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":"),
             let id = text[..<colon].replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
             let secret = text[text.index(after: colon)...].replacingOccurrences(of: "+", with: " ").removingPercentEncoding
         else { throw refused }
-        guard let client = config.clients[id], ConstantTime.equals(Array(secret.utf8), client.secret) else { throw refused }
-        let matched = id
-        if let namedInBody, namedInBody != matched { throw OAuthError.invalidRequest("client_id differs from the authenticated client") }
-        return matched
+        return (id, secret)
     }
 }

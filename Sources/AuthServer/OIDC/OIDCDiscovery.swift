@@ -29,6 +29,9 @@ public enum OIDCDiscovery {
         o["subject_types_supported"] = ["public"]
         o["id_token_signing_alg_values_supported"] = .array(OIDCClientConfig.idTokenAlgorithms.map { .string($0.rawValue) })
         o["token_endpoint_auth_methods_supported"] = .array(OIDCClientConfig.AuthMethod.allCases.map { .string($0.rawValue) })
+        // OpenID Connect clients authenticate at introspection (with a secret) and revocation as at the token endpoint.
+        o["revocation_endpoint_auth_methods_supported"] = ["client_secret_basic", "client_secret_post", "none"]
+        o["introspection_endpoint_auth_methods_supported"] = ["client_secret_basic", "client_secret_post"]
         o["code_challenge_methods_supported"] = .array(PKCE.methods.map(JSONValue.string))
         o["claims_supported"] = .array(OIDCClaims.supported.map(JSONValue.string))
         o["prompt_values_supported"] = .array(OIDCAuthorizationRequest.Prompt.allCases.map { .string($0.rawValue) })

@@ -53,12 +53,16 @@ extension RouteShape {
         let client = ["invalid_request", "invalid_client"]
         return [
             key("POST", "/oauth/token"): RouteShape(
-                summary: "The refresh grant (RFC 6749 §6)",
+                summary: "The refresh grant (RFC 6749 §6), and for OpenID Connect clients the authorization code grant",
                 body: .form(
                     S.object(
-                        ["grant_type": S.oneOf(["refresh_token"]), "refresh_token": .string],
-                        optional: ["client_id": .string(description: "a public client: the app id")])),
-                answers: [ok("a new access token", S.tokenAnswer, headers: noStore)],
+                        ["grant_type": S.oneOf(["refresh_token", "authorization_code"])],
+                        optional: [
+                            "refresh_token": .string, "code": .string, "redirect_uri": .string, "code_verifier": .string,
+                            "client_id": .string(description: "a public client: the app id or the OpenID Connect client id"),
+                            "client_secret": .string(description: "an OpenID Connect client registered for client_secret_post"),
+                        ])),
+                answers: [ok("a new access token (with id_token and scope for an OpenID Connect client)", S.tokenAnswer, headers: noStore)],
                 oauthErrors: client + ["invalid_grant", "unauthorized_client", "unsupported_grant_type"],
                 credentials: [[.clientBasic], []]),
             key("POST", "/oauth/introspect"): RouteShape(

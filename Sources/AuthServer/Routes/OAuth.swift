@@ -11,15 +11,26 @@ struct OAuthRoutes: Sendable {
     let service: SessionService
     let appIDs: Set<String>
     let metadataDocument: JSONObject
+    let metadataHeaders: HTTPFields
     /// ``AuthServer/oauthRefresh(_:caller:)``.
     let refresh: @Sendable (String, OAuthCaller) async throws -> (app: String, tokens: TokenPair)
+    /// The OpenID Connect clients, and their grants (``AuthServer/oidcCodeGrant(_:client:)``, ``AuthServer/oidcRefreshGrant(_:client:)``).
+    let oidcClients: [String: OIDCClientConfig]
+    let codeGrant: @Sendable (OAuthForm, OIDCClientConfig) async throws -> Response
+    let oidcRefresh: @Sendable (String, OIDCClientConfig) async throws -> Response
     static let jwksHeaders: HTTPFields = [.cacheControl: "public, max-age=300"]
 
     init(server: AuthServer) {
         service = server.service
         appIDs = Set(server.apps.keys)
-        metadataDocument = OAuthMetadata.document(publicURL: server.config.publicURL)
+        // An OpenID Provider's discovery document once OpenID Connect clients exist (at both paths).
+        metadataDocument =
+            server.config.oidcClients.isEmpty ? OAuthMetadata.document(publicURL: server.config.publicURL) : OIDCDiscovery.document(server.config)
+        metadataHeaders = server.config.oidcClients.isEmpty ? [:] : [.cacheControl: OIDCDiscovery.cacheControl]
         refresh = { try await server.oauthRefresh($0, caller: $1) }
+        oidcClients = server.config.oidcClients
+        codeGrant = { try await server.oidcCodeGrant($0, client: $1) }
+        oidcRefresh = { try await server.oidcRefreshGrant($0, client: $1) }
     }
 
     func jwks(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
@@ -29,13 +40,27 @@ struct OAuthRoutes: Sendable {
     }
 
     /// The RFC 8414 / OpenID Connect Discovery document.
-    func metadata(_ request: Request, _ context: AuthRequestContext) async throws -> Response { JSONResponse.ok(metadataDocument) }
+    func metadata(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+        JSONResponse.make(status: 200, .object(metadataDocument), headers: metadataHeaders)
+    }
 
-    /// The refresh grant.
+    /// The refresh grant, and for OpenID Connect clients the authorization code grant.
     func token(_ form: OAuthForm, _ caller: OAuthCaller, _ context: AuthRequestContext) async throws -> Response {
         guard let grant = form.optional("grant_type") else { throw OAuthError.invalidRequest("the grant_type parameter is missing") }
-        guard grant == "refresh_token" else { throw OAuthError.unsupportedGrantType("only the refresh_token grant is supported") }
+        let oidcClient: OIDCClientConfig? = if case .oidcClient(let id) = caller { oidcClients[id] } else { nil }
+        if let oidcClient { context.app = oidcClient.app }
+        switch grant {
+        case "authorization_code":
+            guard let oidcClient else { throw OAuthError.unauthorizedClient("the authorization_code grant is for OpenID Connect clients") }
+            return try await codeGrant(form, oidcClient)
+        case "refresh_token":
+            break
+        default:
+            throw OAuthError.unsupportedGrantType(
+                oidcClients.isEmpty ? "only the refresh_token grant is supported" : "the grant_type must be authorization_code or refresh_token")
+        }
         let token = try form.required("refresh_token", maxBytes: 256)
+        if let oidcClient { return try await oidcRefresh(token, oidcClient) }
         let (appID, pair) = try await refresh(token, caller)
         context.app = appID
         return JSONResponse.ok(
@@ -56,7 +81,7 @@ struct OAuthRoutes: Sendable {
         let client: SessionManager.RevokingClient
         switch caller {
         case .client: client = .authenticated
-        case .publicApp(let id): client = .publicClient(id)
+        case .publicApp(let id), .oidcClient(let id): client = .publicClient(id)
         }
         try await service.revoke(token, by: client, audiences: appIDs)
         return JSONResponse.make(status: 200, .object([:]), noStore: true)

@@ -76,6 +76,11 @@ extension RouteTable {
         Row(.get, app + "/auth/providers/:provider/login", throttles: [login], "webSignInStart") { .checked($0.webSignIn.start) },
         Row(.get, "/oauth/callback/:provider", "webSignInCallback") { .plain($0.webSignIn.callback) },
         Row(.post, "/oauth/callback/:provider", "webSignInFormPost") { .plain($0.webSignIn.formPost) },
+        // The OpenID Provider's token side (the token endpoint's grants above; discovery at openid-configuration).
+        Row(.get, "/oauth/userinfo", "userinfo") { .plain($0.userinfo.userinfo) },
+        Row(.post, "/oauth/userinfo", "userinfoPost") { .plain($0.userinfo.userinfo) },
+        Row(.get, "/oauth/logout", "endSession") { .plain($0.logout.logout) },
+        Row(.post, "/oauth/logout", "endSessionPost") { .plain($0.logout.logout) },
         Row(.get, "/openapi.json", "openAPIDocument") { .plain($0.openAPI.document) },  // this table, as OpenAPI 3.1
         // The OpenID Provider's authorization endpoint and the hosted pages of its flows (docs/oidc.md);
         // the login page's limits are counted by its handler, which answers them with the page.
@@ -97,6 +102,7 @@ struct RouteGroups: Sendable {
     let oidc: OIDCAuthorizeRoutes
     let mfa: MFARoutes, mfaLogin: MFALoginRoutes
     let webSignIn: WebSignInRoutes
+    let userinfo: OIDCUserinfoRoutes, logout: OIDCLogoutRoutes
 
     init(server: AuthServer) {
         health = HealthRoutes(store: server.store, metrics: server.metrics, token: server.config.metricsToken)
@@ -113,5 +119,7 @@ struct RouteGroups: Sendable {
         mfa = MFARoutes()
         mfaLogin = MFALoginRoutes(server: server)
         webSignIn = WebSignInRoutes(server: server)
+        userinfo = OIDCUserinfoRoutes(server: server)
+        logout = OIDCLogoutRoutes(server: server)
     }
 }

@@ -84,6 +84,8 @@ public struct AuthServer: Sendable {
             var shared = SessionServiceConfiguration(issuer: config.publicURL)
             shared.masterKey = masterKey
             shared.longestAccessTokenLifetime = config.apps.values.map(\.accessTokenTTL).max() ?? shared.longestAccessTokenLifetime
+            // An OpenID Provider's key ring holds an RS256 key beside its default one (ID tokens).
+            if !config.oidcClients.isEmpty { shared.companionAlgorithms = [.rs256] }
             try shared.validate()
             let service = SessionService(store: store, configuration: shared)
             for (id, app) in config.apps {
@@ -102,6 +104,7 @@ public struct AuthServer: Sendable {
                 }
             }
             _ = try await service.keyRing.activeKey()
+            try await service.keyRing.ensureCompanions()
             // Users written before apps were separate join their app (docs/stores.md "Apps").
             let adopted = try await SessionManager.adoptLegacyUsers(
                 store: store, apps: Array(apps.keys), at: Int64(service.configuration.clock.now().timeIntervalSince1970))

@@ -13,7 +13,7 @@ public struct KeyRing: Sendable {
     public let store: any SessionStore
     public let configuration: SessionServiceConfiguration
     private let cache = SignerCache()
-    private let published = PublishedKeysCache()
+    let published = PublishedKeysCache()
 
     /// The ring of a store's ``SessionService``.
     public init(store: any SessionStore, configuration: SessionServiceConfiguration) {
@@ -38,17 +38,23 @@ public struct KeyRing: Sendable {
         public var accessTokenLifetime: Int64? = nil
         /// When the key was revoked.
         public var revokedAt: Int64? = nil
-        public var isActive: Bool { retiredAt == nil }
+        /// A companion key (``SigningKeyRecord/companion``): published, signing ID tokens only.
+        public var companion: Bool = false
+        public var isActive: Bool { retiredAt == nil && !companion }
     }
 
     /// Makes a new active key and retires the current one, which stays published for the
     /// longest access-token lifetime it signed with (recorded in the store, whichever process
-    /// or app signed) plus the leeway: every token it signed expires by then.
+    /// or app signed) plus the leeway: every token it signed expires by then. The companion keys
+    /// (``key(for:)``) retire with it, and new ones of ``SessionServiceConfiguration/companionAlgorithms`` replace them.
     /// - Throws: `invalid_configuration`, `store_unavailable`.
     @discardableResult
     public func rotate() async throws -> KeyInfo {
         try configuration.validate()
         let record = try makeKeyRecord()
+        let companions = try configuration.companionAlgorithms.filter { $0 != configuration.signingAlgorithm }.map {
+            try makeKeyRecord(algorithm: $0, companion: true)
+        }
         let now = configuration.now
         let (fallback, leeway) = (configuration.longestAccessTokenLifetime, configuration.leeway)
         try await store.transaction { tx in
@@ -60,6 +66,7 @@ public struct KeyRing: Sendable {
             guard try await tx.insertSigningKey(record) else {
                 throw TokenError(.storeUnavailable, "another key became active during the rotation")
             }
+            for companion in companions { _ = try await tx.insertSigningKey(companion) }
         }
         published.reset()
         return Self.info(record)
@@ -190,8 +197,9 @@ public struct KeyRing: Sendable {
         return signer
     }
 
-    private func makeKeyRecord() throws -> SigningKeyRecord {
-        let alg = configuration.signingAlgorithm
+    /// A new key of `algorithm` (default the configuration's), active unless `companion`.
+    func makeKeyRecord(algorithm: JWSAlgorithm? = nil, companion: Bool = false) throws -> SigningKeyRecord {
+        let alg = algorithm ?? configuration.signingAlgorithm
         var key: JWK
         switch alg {
         case .es256: key = try JWK.generate(curve: .p256)
@@ -215,13 +223,13 @@ public struct KeyRing: Sendable {
         return SigningKeyRecord(
             keyID: kid, algorithm: alg.rawValue, publicJWK: try key.publicKey.jsonString(),
             privateJWK: stored, sealed: configuration.masterKey != nil, createdAt: configuration.now,
-            accessTokenLifetime: configuration.longestAccessTokenLifetime)
+            accessTokenLifetime: configuration.longestAccessTokenLifetime, companion: companion)
     }
 
     static func info(_ r: SigningKeyRecord) -> KeyInfo {
         KeyInfo(
             keyID: r.keyID, algorithm: r.algorithm, sealed: r.sealed, createdAt: r.createdAt, retiredAt: r.retiredAt,
-            publishUntil: r.publishUntil, accessTokenLifetime: r.accessTokenLifetime, revokedAt: r.revokedAt)
+            publishUntil: r.publishUntil, accessTokenLifetime: r.accessTokenLifetime, revokedAt: r.revokedAt, companion: r.companion)
     }
 }
 

@@ -86,6 +86,15 @@ extension SessionService {
         }
     }
 
+    /// Revokes every live session issued through the OP session `opSessionID` (an OpenID Connect
+    /// logout). - Returns: how many.
+    /// - Throws: `store_unavailable`.
+    @discardableResult
+    public func revokeSessions(opSessionID: String, reason: String = "logout") async throws -> Int {
+        let now = configuration.now
+        return try await store.transaction { tx in try await tx.revokeSessions(opSessionID: opSessionID, at: now, reason: reason) }
+    }
+
     /// Revokes a session by id; a no-op when it is already revoked.
     public func revokeSession(id: String, reason: String = "logout") async throws {
         try await revokeSession(id: id, ownedBy: nil, clientID: nil, reason: reason)

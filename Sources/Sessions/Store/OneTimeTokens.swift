@@ -56,6 +56,12 @@ public struct OneTimeTokenRecord: Sendable, Hashable {
         self.usedAt = usedAt
     }
 
+    /// How long the sweep keeps a token after it was used or expired (10 minutes): a token
+    /// presented again meanwhile is told apart from an unknown one. A second use of an
+    /// authorization code must still be seen as one (it ends what the first use started), so a
+    /// used code is kept at least for its 60 s lifetime.
+    public static let keptAfterEnd: Int64 = 600
+
     /// Whether the token still works at `now`, or why not.
     public func state(at now: Int64) -> OneTimeTokenState {
         if usedAt != nil { return .used }

@@ -69,8 +69,9 @@ public protocol SessionStoreTransaction: Sendable {
     // MARK: users and identities
     func insertUser(_ user: UserRecord) async throws
     func user(id: String) async throws -> UserRecord?
-    /// Deletes the user, its identities, its API keys, its second factors, its sessions and their refresh
-    /// tokens, and its remembered consents; nothing else.
+    /// Deletes the user, its identities, its API keys, its second factors, its remembered consents,
+    /// its sessions and their refresh tokens, and the one-time tokens of its app whose subject is
+    /// the user (authorization codes, OP sessions); nothing else.
     /// - Returns: `false` when no such user exists.
     func deleteUser(id: String) async throws -> Bool
     /// Inserts an identity unless `(app, provider, issuer, subject)` already exists.
@@ -137,6 +138,9 @@ public protocol SessionStoreTransaction: Sendable {
     func deleteAPIKey(id: String, userID: String) async throws -> Bool
     /// Revokes the live sessions an API key opened. - Returns: how many.
     func revokeSessions(apiKeyID: String, at time: Int64, reason: String) async throws -> Int
+    /// Revokes the live sessions issued through the OP session `opSessionID` (their `op_session`,
+    /// schema step 13). - Returns: how many.
+    func revokeSessions(opSessionID: String, at time: Int64, reason: String) async throws -> Int
 
     // MARK: email/password accounts and throttling
     /// Inserts an account unless one with the same ``AccountRecord/app`` and ``AccountRecord/emailKey`` exists.
@@ -200,7 +204,7 @@ public protocol SessionStoreTransaction: Sendable {
     func deleteMFAFactors(app: String, userID: String) async throws -> Bool
 
     /// Deletes throttle events past their window, and one-time tokens used or expired at or before
-    /// `now` (``deleteOneTimeTokens(endedBefore:)``).
+    /// `now` minus ``OneTimeTokenRecord/keptAfterEnd`` (``deleteOneTimeTokens(endedBefore:)``).
     /// - Returns: the number of rows removed.
     func purgeAccounts(now: Int64) async throws -> Int
 

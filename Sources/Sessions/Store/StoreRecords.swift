@@ -79,12 +79,16 @@ public struct SessionRecord: Sendable, Hashable {
     public var device: String?
     /// The API key whose login opened the session: it ends when that key is disabled or deleted.
     public var apiKeyID: String?
+    /// An OpenID Connect sign-in's session: how it was signed in (schema step 13); `nil` for others.
+    public var signIn: SessionSignIn?
 
     public init(
         id: String, userID: String, clientID: String, createdAt: Int64, expiresAt: Int64, idleExpiresAt: Int64,
-        lastUsedAt: Int64, revokedAt: Int64? = nil, revokeReason: String? = nil, device: String? = nil, apiKeyID: String? = nil
+        lastUsedAt: Int64, revokedAt: Int64? = nil, revokeReason: String? = nil, device: String? = nil, apiKeyID: String? = nil,
+        signIn: SessionSignIn? = nil
     ) {
         self.apiKeyID = apiKeyID
+        self.signIn = signIn
         self.id = id
         self.userID = userID
         self.clientID = clientID
@@ -109,6 +113,39 @@ public struct SessionRecord: Sendable, Hashable {
             return nil
         }
         return id.lowercased()
+    }
+}
+
+/// What an OpenID Connect sign-in adds to its session (the `sessions` columns `op_session`,
+/// `auth_time`, `amr` and `scope`): the refresh grant's ID tokens and access tokens repeat them,
+/// and ending the OP session ends the session.
+public struct SessionSignIn: Sendable, Hashable {
+    /// The OP browser session it was issued through (the ID tokens' `sid`).
+    public var opSessionID: String
+    /// When the user signed in to that OP session (Unix seconds).
+    public var authTime: Int64
+    /// RFC 8176 methods of that sign-in.
+    public var amr: [String]
+    /// The scopes granted (the access tokens' `scope`).
+    public var scopes: [String]
+
+    public init(opSessionID: String, authTime: Int64, amr: [String], scopes: [String]) {
+        self.opSessionID = opSessionID
+        self.authTime = authTime
+        self.amr = amr
+        self.scopes = scopes
+    }
+
+    /// The columns as stored: `amr` and `scope` space-separated.
+    public var columns: (opSession: String, authTime: Int64, amr: String, scope: String) {
+        (opSessionID, authTime, amr.joined(separator: " "), scopes.joined(separator: " "))
+    }
+
+    /// The sign-in of stored columns; `nil` unless `op_session` and `auth_time` are set.
+    public init?(opSession: String?, authTime: Int64?, amr: String?, scope: String?) {
+        guard let opSession, let authTime else { return nil }
+        func words(_ s: String?) -> [String] { (s ?? "").split(separator: " ").map(String.init) }
+        self.init(opSessionID: opSession, authTime: authTime, amr: words(amr), scopes: words(scope))
     }
 }
 
@@ -163,11 +200,17 @@ public struct SigningKeyRecord: Sendable, Hashable {
     public var accessTokenLifetime: Int64?
     /// When the key was revoked (compromised): out of the JWKS at once, its tokens refused.
     public var revokedAt: Int64?
+    /// A key of another algorithm beside the active one (an OpenID Provider's RS256 key for ID
+    /// tokens): published, never signing access tokens, retired with the active key. Stored as a
+    /// key neither active nor retired.
+    public var companion: Bool
 
     public init(
         keyID: String, algorithm: String, publicJWK: String, privateJWK: String, sealed: Bool, createdAt: Int64,
-        retiredAt: Int64? = nil, publishUntil: Int64? = nil, accessTokenLifetime: Int64? = nil, revokedAt: Int64? = nil
+        retiredAt: Int64? = nil, publishUntil: Int64? = nil, accessTokenLifetime: Int64? = nil, revokedAt: Int64? = nil,
+        companion: Bool = false
     ) {
+        self.companion = companion
         self.keyID = keyID
         self.algorithm = algorithm
         self.publicJWK = publicJWK
@@ -180,8 +223,8 @@ public struct SigningKeyRecord: Sendable, Hashable {
         self.revokedAt = revokedAt
     }
 
-    /// `true` for the key that signs new tokens.
-    public var isActive: Bool { retiredAt == nil }
+    /// `true` for the key that signs new access tokens.
+    public var isActive: Bool { retiredAt == nil && !companion }
 
     /// `true` while the key belongs in the published JWKS.
     public func isPublished(at now: Int64) -> Bool {

@@ -7,6 +7,25 @@ extension SessionManager {
     ///   holds control characters; device details over 4 KiB), `invalid_configuration`, `store_unavailable`.
     /// - Parameter apiKeyID: the API key whose login this is: the session ends with the key.
     public func issueTokens(userID: String, clientID: String? = nil, device: String? = nil, apiKeyID: String? = nil) async throws -> TokenPair {
+        try await issueTokens(userID: userID, clientID: clientID, device: device, apiKeyID: apiKeyID, sessionID: nil, signIn: nil)
+    }
+
+    /// Issues a token pair in a new session of an OpenID Connect sign-in: the session gets the id
+    /// `sessionID` (chosen when the authorization code was issued, so that a second use of the
+    /// code can end it) and `signIn` (its OP session, `auth_time`, `amr` and scopes); the access
+    /// token carries `client_id` = `clientID` and `scope`.
+    /// - Throws: as ``issueTokens(userID:clientID:device:apiKeyID:)``; `invalid_input` for a session id
+    ///   that is empty, too long or holds control characters.
+    public func issueTokens(userID: String, clientID: String, sessionID: String, signIn: SessionSignIn) async throws -> TokenPair {
+        guard Self.isStorableID(sessionID, maxBytes: 255) else {
+            throw TokenError(.invalidInput, "session id must be 1…255 bytes without control characters")
+        }
+        return try await issueTokens(userID: userID, clientID: clientID, device: nil, apiKeyID: nil, sessionID: sessionID, signIn: signIn)
+    }
+
+    private func issueTokens(
+        userID: String, clientID: String?, device: String?, apiKeyID: String?, sessionID: String?, signIn: SessionSignIn?
+    ) async throws -> TokenPair {
         try configuration.validate()
         guard Self.isStorableID(userID, maxBytes: 255) else { throw TokenError(.userNotFound, "no user has that id") }
         if let clientID, !Self.isStorableID(clientID, maxBytes: 255) {
@@ -19,10 +38,10 @@ extension SessionManager {
         let client = clientID ?? configuration.defaultClientID
         let refresh = try RefreshToken.generate()
         let session = SessionRecord(
-            id: try RandomID.make(), userID: userID, clientID: client, createdAt: now,
+            id: try sessionID ?? RandomID.make(), userID: userID, clientID: client, createdAt: now,
             expiresAt: now + configuration.refreshAbsoluteLifetime,
             idleExpiresAt: now + min(configuration.refreshIdleLifetime, configuration.refreshAbsoluteLifetime),
-            lastUsedAt: now, device: device, apiKeyID: apiKeyID)
+            lastUsedAt: now, device: device, apiKeyID: apiKeyID, signIn: signIn)
         let (keyRing, lifetime) = (self.keyRing, configuration.accessTokenLifetime)
         try await store.transaction { tx in
             guard let user = try await tx.user(id: userID), user.app == configuration.app else {
@@ -40,7 +59,8 @@ extension SessionManager {
         let claims = AccessTokenClaims(
             issuer: configuration.issuer, subject: session.userID, audience: [configuration.audience],
             expiresAt: now + configuration.accessTokenLifetime, issuedAt: now, jwtID: try RandomID.make(),
-            clientID: session.clientID, sessionID: session.id, deviceID: session.deviceID)
+            clientID: session.clientID, sessionID: session.id, deviceID: session.deviceID,
+            scope: session.signIn.map { $0.scopes.joined(separator: " ") })
         let access = try signer.sign(claims.claimSet)
         return TokenPair(
             accessToken: access, refreshToken: refresh, expiresIn: configuration.accessTokenLifetime,

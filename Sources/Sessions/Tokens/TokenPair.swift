@@ -40,11 +40,15 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
     /// `baas_device_id`: the session's device id (24 hex digits), when the client's sign-in
     /// named or was given one; Realm clients read it as the user's device.
     public var deviceID: String?
+    /// RFC 9068 §2.2.3 `scope`: the scopes granted to an OpenID Connect client, space-separated;
+    /// `nil` for App Services sessions.
+    public var scope: String?
 
     public init(
         issuer: String, subject: String, audience: [String], expiresAt: Int64, issuedAt: Int64, jwtID: String,
-        clientID: String, sessionID: String?, deviceID: String? = nil
+        clientID: String, sessionID: String?, deviceID: String? = nil, scope: String? = nil
     ) {
+        self.scope = scope
         self.issuer = issuer
         self.subject = subject
         self.audience = audience
@@ -80,6 +84,7 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
         clientID = try string("client_id")
         sessionID = claims["sid"]?.stringValue
         deviceID = claims["baas_device_id"]?.stringValue
+        scope = claims["scope"]?.stringValue
     }
 
     var claimSet: ClaimSet {
@@ -93,6 +98,7 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
         c["client_id"] = .string(clientID)
         if let sessionID { c["sid"] = .string(sessionID) }
         if let deviceID { c["baas_device_id"] = .string(deviceID) }
+        if let scope { c["scope"] = .string(scope) }
         return c
     }
 }

@@ -1,0 +1,96 @@
+import Foundation
+import Hummingbird
+import JOSE
+import Sessions
+
+/// `GET`/`POST /oauth/logout`: RP-initiated logout 1.0. With `id_token_hint`, `client_id`,
+/// `post_logout_redirect_uri` and `state`: the browser's OP session (its cookie) ends, and every
+/// session issued through it; then `302 post_logout_redirect_uri?state=…`, or the signed-out page.
+/// A `post_logout_redirect_uri` not registered for the client (or without a known client), an
+/// `id_token_hint` this server did not issue, or a `client_id` other than the hint's: the 400
+/// error page, and nothing is ended.
+struct OIDCLogoutRoutes: Sendable {
+    let server: AuthServer
+
+    /// Parameters read, each at most this long.
+    static let maxParameterBytes = 8192
+
+    func logout(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+        let params: [String: String]
+        if request.method == .post {
+            var request = request
+            let buffer = (try? await request.collectBody(upTo: context.maxUploadSize)) ?? ByteBuffer()
+            params = AccountPageRoutes.form(buffer)
+        } else {
+            var query: [String: String] = [:]
+            for (name, value) in request.uri.queryParameters where query[String(name)] == nil { query[String(name)] = String(value) }
+            params = query
+        }
+        guard params.values.allSatisfy({ $0.utf8.count <= Self.maxParameterBytes }) else { return page(.error(message: "A parameter is too long.")) }
+        func param(_ name: String) -> String? { params[name].flatMap { $0.isEmpty ? nil : $0 } }
+
+        var client: OIDCClientConfig?
+        if let id = param("client_id") {
+            guard let named = server.config.oidcClients[id] else { return page(.error(message: "The client is not known to this server.")) }
+            client = named
+        }
+        if let hint = param("id_token_hint") {
+            guard let audience = await server.verifyIDTokenHint(hint)?.audience.first, let hinted = server.config.oidcClients[audience] else {
+                return page(.error(message: "The id_token_hint was not issued by this server."))
+            }
+            if let client, client.id != hinted.id { return page(.error(message: "The client_id differs from the id_token_hint's client.")) }
+            client = hinted
+        }
+        var target: String?
+        if let uri = param("post_logout_redirect_uri") {
+            guard let client, OIDCRedirectURI.match(uri, in: client.postLogoutRedirectURIs) != nil else {
+                return page(.error(message: "The post_logout_redirect_uri is not registered for this client."))
+            }
+            target = uri
+        }
+
+        // The OP session the browser's cookie names, in the client's app (or in each app without a client).
+        let secure = OPSessionCookie.isSecure(publicURL: server.config.publicURL)
+        let cookies = request.headers[values: .cookie]
+        let now = server.unixNow
+        var headers = HTTPFields()
+        for app in client.map({ [$0.app] }) ?? server.config.apps.keys.sorted() {
+            guard let token = OPSessionCookie.token(in: cookies, app: app, secure: secure) else { continue }
+            if let ended = try await server.store.endOPSession(token: token, app: app, at: now) {
+                try await server.service.revokeSessions(opSessionID: ended.sessionID, reason: "logout")
+            }
+            headers.append(HTTPFields.Element(name: .setCookie, value: OPSessionCookie.clearCookie(app: app, secure: secure)))
+        }
+        if let client { context.app = client.app }
+        guard let target else { return page(.signedOut, extra: headers) }
+        var location = target
+        if let state = param("state") {
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-._~")
+            location += (target.contains("?") ? "&" : "?") + "state=" + (state.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+        }
+        headers[.location] = location
+        headers[.cacheControl] = "no-store"
+        headers[HTTPFields.Element.Name("Referrer-Policy")!] = "no-referrer"
+        return Response(status: .found, headers: headers)
+    }
+
+    private func page(_ page: OIDCPages.Page, extra: HTTPFields = [:]) -> Response {
+        var headers = extra
+        for (name, value) in OIDCPages.headers(redirectURI: nil) { if let n = HTTPFields.Element.Name(name) { headers[n] = value } }
+        let body = OIDCPages.render(page, app: "")
+        return Response(
+            status: HTTPResponse.Status(code: OIDCPages.status(of: page)), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+}
+
+extension AuthServer {
+    /// The claims of an ID token this server issued (`id_token_hint`): signed by one of its
+    /// published keys, `typ` `JWT`, `iss` = the issuer; an expired one counts (a hint is often
+    /// old: OIDC Core §3.1.2.1, RP-initiated logout 1.0 §2). `nil` for any other token.
+    func verifyIDTokenHint(_ token: String) async -> ClaimSet? {
+        guard token.utf8.count <= OIDCLogoutRoutes.maxParameterBytes, let keys = try? await service.keyRing.jwks() else { return nil }
+        let options = VerifierOptions(issuers: [config.issuer], type: "JWT", leeway: TimeInterval(Int32.max))
+        return try? JWTVerifier(keys: keys, options: options).verify(token).claims
+    }
+}
