@@ -35,7 +35,8 @@ struct OIDCEndpointTests {
             OIDCTokenTests.expectError(try await Self.refresh(s, refreshToken, client: "myapp"), 400, "invalid_grant")
             OIDCTokenTests.expectError(
                 try await s.form(
-                    "/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], headers: [OIDCTokenFixture.basic("resource-api")]),
+                    "/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", refreshToken)],
+                    headers: [OIDCTokenFixture.basic("resource-api")]),
                 400, "invalid_grant")
 
             let a = try await Self.refresh(s, refreshToken)
@@ -161,7 +162,8 @@ struct OIDCEndpointTests {
             let access = try #require(a["access_token"])
             let basic = try await s.form("/oauth/introspect", [("token", access)], headers: [OIDCTokenFixture.basic()])
             #expect(basic.status == 200 && basic.object["active"] == true && basic["client_id"] == "portal")
-            let post = try await s.form("/oauth/introspect", [("token", access), ("client_id", "poster"), ("client_secret", OIDCTokenFixture.secret)])
+            let post = try await s.form(
+                "/oauth/introspect", [("token", access), ("client_id", "poster"), ("client_secret", OIDCTokenFixture.secret)])
             #expect(post.status == 200 && post.object["active"] == true)
             let wrong = try await s.form("/oauth/introspect", [("token", access)], headers: [OIDCTokenFixture.basic("portal", "nope")])
             #expect(wrong.status == 401 && wrong["error"] == "invalid_client")

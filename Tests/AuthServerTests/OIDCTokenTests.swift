@@ -106,7 +106,8 @@ struct OIDCTokenTests {
         try await OIDCTokenFixture.with(kind) { s in
             let user = try await OIDCTokenFixture.user(s)
             let code = try await OIDCTokenFixture.code(s, user: user, pkce: true)
-            Self.expectError(try await OIDCTokenFixture.exchange(s, code, extra: [], verifier: String(repeating: "x", count: 43)), 400, "invalid_grant")
+            Self.expectError(
+                try await OIDCTokenFixture.exchange(s, code, extra: [], verifier: String(repeating: "x", count: 43)), 400, "invalid_grant")
             Self.expectError(try await OIDCTokenFixture.exchange(s, code), 400, "invalid_grant")  // no verifier
             var wrongRedirect = [("grant_type", "authorization_code"), ("code", code.code), ("redirect_uri", "https://portal.example.com/other")]
             wrongRedirect.append(("code_verifier", OIDCTokenFixture.verifier))
@@ -122,7 +123,8 @@ struct OIDCTokenTests {
             let old = try await OIDCTokenFixture.code(s, user: user, created: OIDCTokenFixture.now - OIDCAuthorizationCode.lifetime - 1)
             Self.expectError(try await OIDCTokenFixture.exchange(s, old), 400, "invalid_grant")
             Self.expectError(
-                try await OIDCTokenFixture.exchange(s, OIDCTokenFixture.IssuedCode(code: "unknown", sid: "", opToken: "", sessionID: "")), 400, "invalid_grant")
+                try await OIDCTokenFixture.exchange(s, OIDCTokenFixture.IssuedCode(code: "unknown", sid: "", opToken: "", sessionID: "")), 400,
+                "invalid_grant")
             Self.expectError(
                 try await s.form("/oauth/token", [("grant_type", "authorization_code")], headers: [OIDCTokenFixture.basic()]), 400, "invalid_request")
         }
