@@ -37,7 +37,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswif
 	-Xlinker --no-export-dynamic -Xlinker -L$(STATIC_CXX)
 
 .PHONY: deps build release release-smoke demo test bench bench-server fuzz fuzz-smoke check-memory browser-test openapi-test format \
-	websignin-test
+	websignin-test oidc-test
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -50,6 +50,7 @@ deps:
 	  python3 -m pip install -q --disable-pip-version-check --break-system-packages $$m; done
 	@$(WEBAUTHN_VENV)/bin/python -c "import soft_webauthn, webauthn" 2>/dev/null || { echo "installing: soft-webauthn webauthn (PyPI, in $(WEBAUTHN_VENV))"; \
 	  python3 -m venv $(WEBAUTHN_VENV) && $(WEBAUTHN_VENV)/bin/pip install -q --disable-pip-version-check soft-webauthn webauthn; }
+	@scripts/oidc/deps.sh  # Apache with Debian's mod_auth_openidc (its service kept from starting), for oidc-test
 
 build: deps
 	$(SWIFT) build
@@ -80,6 +81,7 @@ test: deps
 	$(MAKE) --no-print-directory browser-test
 	$(MAKE) --no-print-directory openapi-test
 	$(MAKE) --no-print-directory websignin-test
+	$(MAKE) --no-print-directory oidc-test
 	$(MAKE) --no-print-directory fuzz-smoke
 	scripts/check-memory.sh valgrind
 	$(MAKE) --no-print-directory release-smoke
@@ -140,6 +142,15 @@ websignin-test: deps
 	@if [ "$$TOKENTOOL_CORE_ONLY" = 1 ]; then echo "websignin-test: skipped (the core-only build has no server)"; exit 0; fi; \
 	$(ASAN_TOKENTOOL); \
 	ASAN_OPTIONS=detect_leaks=0 python3 Tests/WebSignIn/upstream_test.py "$$bin"
+
+# OpenID Connect relying parties nobody here wrote against tokentool serve (Tests/OIDC/rp_test.py): PyPI
+# authlib (PKCE, its id_token validation, userinfo) and Apache with Debian's mod_auth_openidc protecting a
+# page, through the hosted login page, plus the refusals one by one; on SQLite and a throwaway PostgreSQL,
+# against the tokentool that `make test` built (the AddressSanitizer one). The server logs land in oidc-out/.
+oidc-test: deps
+	@if [ "$$TOKENTOOL_CORE_ONLY" = 1 ]; then echo "oidc-test: skipped (the core-only build has no server)"; exit 0; fi; \
+	$(ASAN_TOKENTOOL); \
+	ASAN_OPTIONS=detect_leaks=0 python3 Tests/OIDC/rp_test.py "$$bin" oidc-out
 
 # Applies .swift-format to Sources/, Tests/ and Package.swift (`scripts/format.sh --check` only reports).
 format:

@@ -4,7 +4,7 @@
 # reads the issuer's discovery document, sends state, nonce and PKCE S256, exchanges the code
 # itself and validates the id_token; what it received is readable through its OIDCInfoHook.
 #
-#   scripts/oidc/apache-rp.sh start DIR ISSUER CLIENT_ID CLIENT_SECRET [SCOPE]
+#   scripts/oidc/apache-rp.sh start DIR ISSUER CLIENT_ID CLIENT_SECRET_FILE [SCOPE]
 #       writes DIR/apache.conf and starts Apache; prints the protected page's URL
 #       (http://127.0.0.1:PORT/protected/). The client's redirect URI, to register in the
 #       issuer's config, is http://127.0.0.1/protected/redirect_uri (a loopback host: any port).
@@ -37,7 +37,11 @@ apache=/usr/sbin/apache2
 modules=/usr/lib/apache2/modules
 
 start() {
-    local dir=$1 issuer=$2 client_id=$3 client_secret=$4 scope=${5:-openid email profile} port passphrase
+    local dir=$1 issuer=$2 client_id=$3 client_secret scope=${5:-openid email profile} port passphrase
+    # The secret comes from a file (never a command line); Apache's config quotes it, and the
+    # config file is the owner's only.
+    client_secret=$(<"$4")
+    [[ $client_secret != *'"'* && $client_secret != *$'\n'* ]] || { echo "the client secret must not hold a quote or a line break" >&2; return 1; }
     [[ -x $apache && -f $modules/mod_auth_openidc.so ]] || { echo "apache2 or mod_auth_openidc is missing: run scripts/oidc/deps.sh" >&2; return 1; }
     mkdir -p "$dir/htdocs/protected" "$dir/run"
     chmod 755 "$dir" "$dir/htdocs" "$dir/htdocs/protected"
@@ -71,7 +75,7 @@ start() {
         echo "</Directory>"
         echo "OIDCProviderMetadataURL ${issuer%/}/.well-known/openid-configuration"
         echo "OIDCClientID $client_id"
-        echo "OIDCClientSecret $client_secret"
+        echo "OIDCClientSecret \"$client_secret\""
         echo "OIDCRedirectURI http://127.0.0.1:$port/protected/redirect_uri"
         echo "OIDCCryptoPassphrase $passphrase"
         echo "OIDCScope \"$scope\""
@@ -117,7 +121,8 @@ selftest() {
  "response_types_supported": ["code"], "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": ["RS256"],
  "code_challenge_methods_supported": ["S256"], "token_endpoint_auth_methods_supported": ["client_secret_basic"]}
 JSON
-    page=$(start "$dir/rp" "$issuer" portal "a-secret-of-the-portal")
+    printf 'a-secret-of-the-portal' >"$dir/portal.secret"
+    page=$(start "$dir/rp" "$issuer" portal "$dir/portal.secret")
     location=$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "$page")
     case $location in
         "302 $issuer/oauth/authorize?"*) ;;
@@ -141,7 +146,8 @@ selftest_flow() {
     trap 'stop "$dir/rp"; "$here/upstream-mock.sh" stop "$dir/op"; rm -rf "$dir"' EXIT
     local issuer page login callback back info
     issuer=$("$here/upstream-mock.sh" start "$dir/op" --user-claims '{"sub":"alice","email":"alice@example.com"}')
-    page=$(start "$dir/rp" "$issuer" rp-apache "a-secret-of-the-rp")
+    printf 'a-secret-of-the-rp' >"$dir/rp.secret"
+    page=$(start "$dir/rp" "$issuer" rp-apache "$dir/rp.secret")
     login=$(curl -s -c "$dir/jar" -b "$dir/jar" -o /dev/null -w '%{redirect_url}' "$page")
     callback=$(curl -s -o /dev/null -w '%{redirect_url}' --data-urlencode sub=alice "$login")
     back=$(curl -s -c "$dir/jar" -b "$dir/jar" -o /dev/null -w '%{http_code} %{redirect_url}' "$callback")
@@ -158,9 +164,9 @@ PY
 }
 
 case "${1:-}" in
-    start) shift; [[ $# -ge 4 ]] || { echo "usage: $0 start DIR ISSUER CLIENT_ID CLIENT_SECRET [SCOPE]" >&2; exit 2; }; start "$@" ;;
+    start) shift; [[ $# -ge 4 ]] || { echo "usage: $0 start DIR ISSUER CLIENT_ID CLIENT_SECRET_FILE [SCOPE]" >&2; exit 2; }; start "$@" ;;
     stop) [[ $# -eq 2 ]] || { echo "usage: $0 stop DIR" >&2; exit 2; }; stop "$2" ;;
     selftest) selftest ;;
     selftest-flow) selftest_flow ;;
-    *) echo "usage: $0 start DIR ISSUER CLIENT_ID SECRET [SCOPE] | stop DIR | selftest | selftest-flow" >&2; exit 2 ;;
+    *) echo "usage: $0 start DIR ISSUER CLIENT_ID CLIENT_SECRET_FILE [SCOPE] | stop DIR | selftest | selftest-flow" >&2; exit 2 ;;
 esac

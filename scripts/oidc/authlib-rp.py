@@ -4,7 +4,7 @@ S256, its id_token validation (CodeIDToken: signature by the issuer's JWKS, iss,
 nonce, at_hash) and a userinfo call. Nothing here is TokenTool's code; the test drives the
 browser part (the login page) itself.
 
-    authlib-rp.py start  --issuer URL --client-id ID [--client-secret S] --redirect-uri URI --state-file F [--scope "openid email"]
+    authlib-rp.py start  --issuer URL --client-id ID [--client-secret-file F] --redirect-uri URI --state-file F [--scope "openid email"]
         reads ISSUER/.well-known/openid-configuration, prints the authorization URL (state,
         nonce, code_challenge S256) and keeps state, nonce and verifier in F.
     authlib-rp.py finish --state-file F --callback URL
@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import sys
 import urllib.parse
 
@@ -53,12 +54,17 @@ def session(args_or_state):
 
 def start(a):
     meta = discover(a.issuer)
-    st = {"issuer": a.issuer, "client_id": a.client_id, "client_secret": a.client_secret, "redirect_uri": a.redirect_uri,
+    secret = None
+    if a.client_secret_file:  # a file, never a command line
+        with open(a.client_secret_file) as f:
+            secret = f.read().strip()
+    st = {"issuer": a.issuer, "client_id": a.client_id, "client_secret": secret, "redirect_uri": a.redirect_uri,
           "scope": a.scope, "meta": meta, "nonce": generate_token(20), "verifier": generate_token(48)}
     url, state = session(st).create_authorization_url(
         meta["authorization_endpoint"], nonce=st["nonce"], code_verifier=st["verifier"])
     st["state"] = state
-    with open(a.state_file, "w") as f:
+    # Owner-only: it holds the verifier (and the client's secret, for the finish step).
+    with open(os.open(a.state_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
         json.dump(st, f)
     print(url)
 
@@ -99,7 +105,7 @@ def main():
     s = sub.add_parser("start")
     s.add_argument("--issuer", required=True)
     s.add_argument("--client-id", required=True)
-    s.add_argument("--client-secret", default=None)
+    s.add_argument("--client-secret-file", default=None)
     s.add_argument("--redirect-uri", required=True)
     s.add_argument("--scope", default="openid email profile")
     s.add_argument("--state-file", required=True)

@@ -10,7 +10,7 @@
 # Against tokentool serve, a test runs the same two steps with the server's issuer, and its
 # own login step in between (GET the authorization URL, POST the hosted login form, read the
 # Location of the 302 to the redirect URI):
-#   python3 scripts/oidc/authlib-rp.py start --issuer ISSUER --client-id ID [--client-secret S] \
+#   python3 scripts/oidc/authlib-rp.py start --issuer ISSUER --client-id ID [--client-secret-file F] \
 #       --redirect-uri http://127.0.0.1:PORT/cb --state-file F          # prints the authorization URL
 #   python3 scripts/oidc/authlib-rp.py finish --state-file F --callback REDIRECT_LOCATION
 #       # prints {"id_token": {…}, "userinfo": {…}, "token": {…}}, or exits 1 with the refusal
@@ -25,7 +25,8 @@ selftest() {
     trap '"$here/upstream-mock.sh" stop "$dir/op"; rm -rf "$dir"' EXIT
     local issuer url location result
     issuer=$("$here/upstream-mock.sh" start "$dir/op" --user-claims '{"sub":"alice","email":"alice@example.com","name":"Alice"}')
-    url=$(python3 "$here/authlib-rp.py" start --issuer "$issuer" --client-id rp-selftest --client-secret s3cret \
+    printf 's3cret' >"$dir/client.secret"
+    url=$(python3 "$here/authlib-rp.py" start --issuer "$issuer" --client-id rp-selftest --client-secret-file "$dir/client.secret" \
         --redirect-uri http://127.0.0.1:9/cb --state-file "$dir/state.json")
     # The provider's login form: a POST of the subject to the authorization URL answers 302 to the callback.
     location=$(curl -s -o /dev/null -w '%{redirect_url}' --data-urlencode sub=alice "$url")
