@@ -72,7 +72,11 @@ def main():
         # Registration, reset and failed logins keep theirs, so that 429 answers are checked too.
         "limits": {"login_per_address": "100000/1s", "anonymous_per_address": "100000/1s", "send_per_address": "100000/1s",
                    "call_per_address": "100000/1s", "mail_per_address": "100000/1s"},
-        "clients": {"probe": {"secret_file": "client.secret"}},
+        # An OpenID Connect client too, so that the authorization, token, userinfo and logout routes
+        # answer as a provider's rather than as a server without clients.
+        "clients": {"probe": {"secret_file": "client.secret"},
+                    "portal": {"app": APP, "secret_file": "client.secret", "redirect_uris": ["http://127.0.0.1/cb"],
+                               "post_logout_redirect_uris": ["http://127.0.0.1/bye"]}},
         "apps": {APP: {"refresh_rotation": True, "providers": {
             "anon-user": {}, "api-key": {}, "local-userpass": {"auto_confirm": True},
             "custom-function": {"url": f"http://127.0.0.1:{function.server_port}/auth", "secret_file": "function.secret"}}}},
