@@ -147,7 +147,7 @@ struct UserMFACommandTests {
             _ = try await sessions.ensureUser(id: "alice")
             let secret = try await sessions.beginTOTP(userID: "alice", issuer: "myapp", email: "alice@example.com").secret
             let now = Int64(Date().timeIntervalSince1970)
-            #expect(try await sessions.confirmTOTP(userID: "alice", code: try ExternalTool.oathtoolCode(secret, at: now)).0 == .accepted)
+            #expect(try await sessions.confirmTOTP(userID: "alice", code: try await ExternalTool.oathtoolCode(secret, at: now)).0 == .accepted)
             let env: [String: String?] = ["TOKENTOOL_STORE": nil, "TOKENTOOL_STORE_FILE": nil, "TOKENTOOL_MASTER_KEY_FILE": nil]
             func tokentool(_ args: [String]) async throws -> CLI.Result { try await CLI.detached { try CLI.tokentool(args, environment: env) } }
             let status = try await tokentool(["user", "mfa", "alice", "--store", t.location, "--json"])

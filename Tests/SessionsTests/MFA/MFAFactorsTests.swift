@@ -54,8 +54,8 @@ struct MFAFactorsTests {
             #expect(try await sessions.mfaStatus(userID: "u1") == MFAStatus(totp: false, recoveryCodesLeft: 0))
             let replaced = try await sessions.beginTOTP(userID: "u1", issuer: "app-a", email: "ada@example.com").secret
             #expect(replaced != secret)
-            #expect(try await sessions.confirmTOTP(userID: "u1", code: try ExternalTool.oathtoolCode(secret, at: clock.now)).0 == .refused)
-            let (check, codes) = try await sessions.confirmTOTP(userID: "u1", code: try ExternalTool.oathtoolCode(replaced, at: clock.now))
+            #expect(try await sessions.confirmTOTP(userID: "u1", code: try await ExternalTool.oathtoolCode(secret, at: clock.now)).0 == .refused)
+            let (check, codes) = try await sessions.confirmTOTP(userID: "u1", code: try await ExternalTool.oathtoolCode(replaced, at: clock.now))
             #expect(check == .accepted && codes.count == 10 && Set(codes).count == 10)
             #expect(try await sessions.mfaStatus(userID: "u1") == MFAStatus(totp: true, recoveryCodesLeft: 10))
             // Enrolling again while on is refused.
@@ -64,13 +64,14 @@ struct MFAFactorsTests {
             // The confirming code again, in its window: refused (RFC 6238 §5.2). The next step's
             // code (one step of drift) works once; the previous step's is then stale.
             let now = clock.now
-            #expect(try await sessions.regenerateRecoveryCodes(userID: "u1", code: try ExternalTool.oathtoolCode(replaced, at: now)).0 == .refused)
-            let next = try ExternalTool.oathtoolCode(replaced, at: now + 30)
+            #expect(
+                try await sessions.regenerateRecoveryCodes(userID: "u1", code: try await ExternalTool.oathtoolCode(replaced, at: now)).0 == .refused)
+            let next = try await ExternalTool.oathtoolCode(replaced, at: now + 30)
             let (renewed, newCodes) = try await sessions.regenerateRecoveryCodes(userID: "u1", code: next)
             #expect(renewed == .accepted && Set(newCodes).isDisjoint(with: codes))
             #expect(try await sessions.regenerateRecoveryCodes(userID: "u1", code: next).0 == .refused)
             // Two steps ahead is outside the window.
-            #expect(try await sessions.disableTOTP(userID: "u1", code: try ExternalTool.oathtoolCode(replaced, at: now + 90)) == .refused)
+            #expect(try await sessions.disableTOTP(userID: "u1", code: try await ExternalTool.oathtoolCode(replaced, at: now + 90)) == .refused)
 
             // The old set died; a new code works once, in any spelling.
             #expect(try await sessions.disableTOTP(userID: "u1", code: codes[0]) == .refused)
@@ -94,7 +95,7 @@ struct MFAFactorsTests {
             let clock = TestClock()
             let sessions = try await Self.manager(t.store, clock)
             let secret = try await sessions.beginTOTP(userID: "u1", issuer: "app-a", email: "ada@example.com").secret
-            let codes = try await sessions.confirmTOTP(userID: "u1", code: try ExternalTool.oathtoolCode(secret, at: clock.now)).1
+            let codes = try await sessions.confirmTOTP(userID: "u1", code: try await ExternalTool.oathtoolCode(secret, at: clock.now)).1
             let none: @Sendable (inout MFAFactorsRecord, any SessionStoreTransaction) async throws -> Void = { _, _ in }
             // Four wrong, then a right one: the count starts again.
             for _ in 0..<4 { #expect(try await sessions.checkMFA(userID: "u1", code: .totp("000000"), accepted: none) == .refused) }

@@ -113,26 +113,26 @@ import Testing
 
     /// The same secrets and times through Debian's oathtool (`--totp --base32 --now @T`).
     @Test(.enabled(if: ExternalTool.oathtool, "oathtool is missing (apt-get install oathtool; make deps installs it)"))
-    func matchesOathtool() throws {
+    func matchesOathtool() async throws {
         for round in 0..<6 {
             let totp = try TOTP(secret: try TOTP.generateSecret())
             let time = Int64(1_700_000_000 + round * 7_919_333)
-            let theirs = try ExternalTool.output("oathtool", ["--totp", "--base32", "--now", "@\(time)", totp.base32Secret])
+            let theirs = try await ExternalTool.output("oathtool", ["--totp", "--base32", "--now", "@\(time)", totp.base32Secret])
             #expect(theirs == (try totp.code(at: time)))
             #expect(try totp.verify(theirs, at: time + 30, lastAcceptedStep: nil) == TOTP.step(at: time))
         }
-        let rfc = try ExternalTool.output("oathtool", ["--totp", "--base32", "--digits", "8", "--now", "@59", Base32.encode(Self.rfcSecret)])
+        let rfc = try await ExternalTool.output("oathtool", ["--totp", "--base32", "--digits", "8", "--now", "@59", Base32.encode(Self.rfcSecret)])
         #expect(rfc == "94287082")
     }
 
     /// The same secrets and times through PyPI's pyotp, and our `otpauth://` URI against its own,
     /// then parsed back by it.
     @Test(.enabled(if: ExternalTool.pyotp, "pyotp is missing (pip install pyotp; make deps installs it)"))
-    func matchesPyotp() throws {
+    func matchesPyotp() async throws {
         var cases: [(TOTP, Int64)] = []
         for round in 0..<6 { cases.append((try TOTP(secret: try TOTP.generateSecret()), Int64(1_600_000_000 + round * 3_333_331))) }
         let script = cases.map { "print(pyotp.TOTP('\($0.0.base32Secret)').at(\($0.1)))" }.joined(separator: "\n")
-        let theirs = try ExternalTool.output("python3", ["-c", "import pyotp\n" + script]).split(separator: "\n").map(String.init)
+        let theirs = try await ExternalTool.output("python3", ["-c", "import pyotp\n" + script]).split(separator: "\n").map(String.init)
         #expect(theirs == (try cases.map { try $0.0.code(at: $0.1) }))
 
         let totp = cases[0].0
@@ -145,7 +145,7 @@ import Testing
                 t = pyotp.parse_uri(uri)
                 print(t.name == email, t.issuer == app, t.secret == secret, t.digits, t.interval, t.digest().name)
                 """
-            let out = try ExternalTool.output("python3", ["-c", parse], stdin: "\(app)\n\(email)\n\(totp.base32Secret)\n\(uri)\n")
+            let out = try await ExternalTool.output("python3", ["-c", parse], stdin: "\(app)\n\(email)\n\(totp.base32Secret)\n\(uri)\n")
                 .split(separator: "\n").map(String.init)
             #expect(out.first == uri)
             #expect(out.last == "True True True 6 30 sha1")
