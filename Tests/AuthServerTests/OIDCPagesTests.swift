@@ -55,6 +55,14 @@ import Testing
         #expect(OIDCPages.status(of: .login(.init(clientName: "P", csrf: "t", message: .wrongCredentials))) == 200)
     }
 
+    @Test func aLoginPageShownAtACallbackPostsToItsFlowsURL() {
+        let html = OIDCPages.render(
+            .login(.init(clientName: "P", csrf: "t", message: .upstream("Google said no"), action: "https://auth.example/oauth/login?flow=a&b")),
+            app: "A")
+        #expect(html.contains(#"<form method="post" action="https://auth.example/oauth/login?flow=a&amp;b">"#))
+        #expect(html.contains(#"<p class="error" id="problem">Google said no</p>"#))
+    }
+
     @Test func theErrorPageIsA400WithNoLink() {
         let html = OIDCPages.render(.error(message: "The redirect_uri is not registered for this client."), app: "A")
         #expect(OIDCPages.status(of: .error(message: "x")) == 400)

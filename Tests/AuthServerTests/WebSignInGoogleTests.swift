@@ -15,30 +15,36 @@ struct WebSignInGoogleTests {
 
     /// A server whose app `myapp` has Google, Apple (with `web_client_id`) and Facebook, and
     /// `redirect_uris`; app `nosecret` has Google without a client secret. `public_url` is the
-    /// listener, so the callback URL the providers get is the server's own.
-    static func withWeb<T>(_ kind: StoreKind, _ body: (LiveServer, ProviderStandIn) async throws -> T) async throws -> T {
+    /// listener, so the callback URL the providers get is the server's own. `apps` (given the
+    /// stand-in's settings) replaces those apps; `clients` goes before the other config members.
+    static func withWeb<T>(
+        _ kind: StoreKind, apps custom: ((ProviderStandIn.Settings) -> String)? = nil, clients: String = "",
+        files more: [String: String] = [:], _ body: (LiveServer, ProviderStandIn) async throws -> T
+    ) async throws -> T {
         let standIn = try await ProviderStandIn.start()
         do {
             let st = standIn.settings
-            let apps = """
-                { "myapp": { "redirect_uris": ["\(redirect)", "https://app.example.com/cb"], "providers": {
-                    "anon-user": {},
-                    "oauth2-google": { "client_ids": ["\(st.googleClientID)"], "client_secret_file": "google.secret" },
-                    "oauth2-apple": { "client_ids": ["\(st.appleClientID)"], "team_id": "\(st.appleTeamID)", "key_id": "\(st.appleKeyID)",
-                                      "private_key_file": "apple.p8", "web_client_id": "\(st.appleWebClientID)" },
-                    "oauth2-facebook": { "app_id": "\(st.facebookAppID)", "app_secret_file": "fb.secret" } } },
-                  "nosecret": { "redirect_uris": ["\(redirect)"], "providers": {
-                    "oauth2-google": { "client_ids": ["\(st.googleClientID)"] } } } }
-                """
-            let extra = """
-                "provider_timeout": "1s",
-                "provider_urls": { "google": "\(standIn.baseURL)", "google_jwks": "\(standIn.googleJWKSURL)",
-                                   "google_authorize": "\(standIn.baseURL)/o/oauth2/v2/auth", "apple": "\(standIn.baseURL)",
-                                   "facebook_graph": "\(standIn.baseURL)", "facebook_dialog": "\(standIn.baseURL)" },
-                """
+            let apps =
+                custom?(st) ?? """
+                    { "myapp": { "redirect_uris": ["\(redirect)", "https://app.example.com/cb"], "providers": {
+                        "anon-user": {},
+                        "oauth2-google": { "client_ids": ["\(st.googleClientID)"], "client_secret_file": "google.secret" },
+                        "oauth2-apple": { "client_ids": ["\(st.appleClientID)"], "team_id": "\(st.appleTeamID)", "key_id": "\(st.appleKeyID)",
+                                          "private_key_file": "apple.p8", "web_client_id": "\(st.appleWebClientID)" },
+                        "oauth2-facebook": { "app_id": "\(st.facebookAppID)", "app_secret_file": "fb.secret" } } },
+                      "nosecret": { "redirect_uris": ["\(redirect)"], "providers": {
+                        "oauth2-google": { "client_ids": ["\(st.googleClientID)"] } } } }
+                    """
+            let extra =
+                clients + """
+                    "provider_timeout": "1s",
+                    "provider_urls": { "google": "\(standIn.baseURL)", "google_jwks": "\(standIn.googleJWKSURL)",
+                                       "google_authorize": "\(standIn.baseURL)/o/oauth2/v2/auth", "apple": "\(standIn.baseURL)",
+                                       "facebook_graph": "\(standIn.baseURL)", "facebook_dialog": "\(standIn.baseURL)" },
+                    """
             let files = [
                 "google.secret": st.googleClientSecret + "\n", "fb.secret": st.facebookAppSecret, "apple.p8": try standIn.appleClientSecretKey.pem(),
-            ]
+            ].merging(more) { _, new in new }
             let result = try await LiveServer.with(kind, apps: apps, extra: extra, files: files, publicURLIsListener: true) {
                 try await body($0, standIn)
             }

@@ -78,7 +78,9 @@ extension AuthServer {
         return try await app.sessions.accessToken(forSession: session.sessionID, userID: session.userID)
     }
 
-    private func keepProviderToken(of authentication: Authentication, app: AppRuntime) async throws {
+    /// Keeps the provider token of `authentication` (Apple's refresh token), if it has one, so
+    /// that deleting the user revokes it.
+    func keepProviderToken(of authentication: Authentication, app: AppRuntime) async throws {
         guard let token = authentication.providerToken, let identity = authentication.identity else { return }
         try await app.sessions.keepProviderToken(token, provider: identity.provider, subject: identity.subject)
     }

@@ -39,6 +39,13 @@ extension RouteShape {
                 query: flow,
                 body: .form(S.object([:], optional: ["email": .string, "password": .string, OIDCPages.csrfField: .string])),
                 bodyRequired: false, answers: [page, after], pages: [400, 403, 429, 503]),
+            key("GET", OIDCAuthorizeRoutes.loginPath + "/:provider"): RouteShape(
+                summary: "A web sign-in button of the login page (google, apple, facebook): to the provider, back at its callback",
+                query: flow,
+                answers: [
+                    Answer(status: 302, description: "to the provider's sign-in page", payload: .none, headers: ["Location", "Cache-Control"])
+                ],
+                pages: [400, 404, 429, 503]),
             key("GET", OIDCAuthorizeRoutes.consentPath): RouteShape(
                 summary: "The hosted consent page of a flow", query: flow,
                 answers: [page, Answer(status: 302, description: "to the login page: nobody is signed in", payload: .none, headers: ["Location"])],

@@ -13,9 +13,15 @@ extension RouteShape {
         ]
         let callback = RouteShape(
             summary:
-                "The provider's answer (Google, Apple, Facebook): ends on the caller's redirect URL, or the page for an unknown, used or expired state",
+                "The provider's answer (Google, Apple, Facebook): ends on the caller's path (realm-web's redirect URL, the hosted login page's flow), or the page for an unknown, used or expired state",
             query: answer.map { ($0.key, $0.value, "") },
-            answers: [Answer(status: 302, description: "back to the caller: #_baas_ua=… or #_baas_error=…", payload: .none, headers: redirect)],
+            answers: [
+                Answer(status: 302, description: "back to the caller: #_baas_ua=… or #_baas_error=…", payload: .none, headers: redirect),
+                Answer(
+                    status: 303, description: "the hosted login page's caller: to the consent page, or to the client's redirect_uri with code",
+                    payload: .none, headers: ["Location", "Cache-Control"]),
+                Answer(status: 200, description: "the hosted login page's caller: its login page again, with the refusal", payload: .html),
+            ],
             pages: [400])
         var posted = callback
         posted.summary = "The provider's answer as a form post (Apple's response_mode=form_post)"

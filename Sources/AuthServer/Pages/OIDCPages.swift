@@ -5,7 +5,8 @@ import Foundation
 ///
 /// The same HTML, stylesheet and escaping as ``AccountPages``: no script, every value escaped,
 /// a CSRF token (``OIDCCSRF``) in every form. The login and consent forms have no `action`: they
-/// post to the page's own URL, which names the flow (``OIDCFlowHandle``). The web sign-in
+/// post to the page's own URL, which names the flow (``OIDCFlowHandle``); only a login page shown
+/// at a web sign-in's callback (a provider's refusal) names its flow's URL. The web sign-in
 /// buttons are plain links (GET) to the server's own start routes, so that the policy's
 /// `form-action` need not name Google, Apple or Facebook. Served with ``headers(redirectURI:)``.
 public enum OIDCPages {
@@ -31,13 +32,20 @@ public enum OIDCPages {
         public var message: LoginMessage?
         /// One link per web sign-in provider of the app, in the order shown.
         public var providers: [WebSignInButton]
+        /// Where the form posts when the page is shown at another URL than its own (after a web
+        /// sign-in's callback: the flow's login page URL); `nil`: to the page's own URL.
+        public var action: String?
 
-        public init(clientName: String, csrf: String, email: String? = nil, message: LoginMessage? = nil, providers: [WebSignInButton] = []) {
+        public init(
+            clientName: String, csrf: String, email: String? = nil, message: LoginMessage? = nil, providers: [WebSignInButton] = [],
+            action: String? = nil
+        ) {
             self.clientName = clientName
             self.csrf = csrf
             self.email = email
             self.message = message
             self.providers = providers
+            self.action = action
         }
     }
 
@@ -155,12 +163,13 @@ public enum OIDCPages {
                     """)
         case .login(let l):
             let message = l.message.map { "<p class=\"error\" id=\"problem\">\(escape(text(of: $0)))</p>" } ?? ""
+            let action = l.action.map { " action=\"\(escape($0))\"" } ?? ""
             let buttons = l.providers.map { "<a class=\"alt\" href=\"\(escape($0.href))\">\(escape($0.provider.label))</a>" }.joined()
             return AccountPages.document(
                 title: "Sign in", app: app,
                 body: """
                     \(message)<p>to continue to <strong id="client">\(escape(l.clientName))</strong></p>\
-                    <form method="post">\(csrfInput(l.csrf))\
+                    <form method="post"\(action)>\(csrfInput(l.csrf))\
                     <label for="email">Email</label>\
                     <input type="email" id="email" name="email" autocomplete="username" required maxlength="320" value="\(escape(l.email ?? ""))">\
                     <label for="password">Password</label>\

@@ -32,26 +32,46 @@ extension OIDCAuthorizeRoutes {
             case .emailNotConfirmed:
                 return loginPage(resumed, email: email, message: .confirmFirst)
             case .tooManyRequests, .serverBusy:
-                let after = context.notes.retryAfter.withLock { $0 } ?? 1
-                var page = loginPage(resumed, email: email, message: .wait(seconds: Int(after)), status: e.code == .serverBusy ? 503 : 429)
-                page.headers[.retryAfter] = String(after)
-                return page
+                return waitPage(resumed, email: email, e, context)
             default:
                 throw e
             }
         }
+        return try await signedIn(resumed, authentication, app: app, request, email: email)
+    }
+
+    /// After a sign-in by any of the page's ways (`authentication`, of the password or of a web
+    /// sign-in provider): the OP session signed in with the methods' `amr` (a provider token to
+    /// keep, kept), then ``continueFlow(_:session:setCookie:consented:)``. Another user than the
+    /// request's `id_token_hint` named, or a disabled one, gets the login page again (`email`
+    /// prefilled, its form posting to `action` when it is shown at another URL than its own).
+    /// - Throws: `store_unavailable`, `internal_error` (random generator).
+    func signedIn(
+        _ resumed: OIDCResumedFlow, _ authentication: Authentication, app: AuthServer.AppRuntime, _ request: Request, email: String? = nil,
+        shownAt action: String? = nil
+    ) async throws -> Response {
         if let hinted = resumed.flow.hintedSubject, hinted != authentication.userID {
-            return loginPage(resumed, email: email, message: .otherAccount)
+            return loginPage(resumed, email: email, message: .otherAccount, action: action)
         }
         let user = try await server.store.read { tx in try await tx.user(id: authentication.userID) }
-        guard let user, user.disabledAt == nil else { return loginPage(resumed, email: email, message: .disabled) }
+        guard let user, user.disabledAt == nil else { return loginPage(resumed, email: email, message: .disabled, action: action) }
 
         let appID = app.config.id, time = now
         let (token, session) = try await server.store.signInOPSession(
             app: appID, userID: user.id, amr: OPSession.amr(of: authentication.methods), ttl: app.config.opSessionTTL,
             current: cookieToken(request, app: appID), at: time)
+        try await server.keepProviderToken(of: authentication, app: app)
         let cookie = OPSessionCookie.setCookie(token: token, app: appID, secure: secureCookie, maxAge: session.expiresAt - time)
         return try await continueFlow(resumed, session: session, setCookie: cookie)
+    }
+
+    /// The login page of a throttled or busy sign-in: 429 (503 busy) with `Retry-After`, saying to wait.
+    func waitPage(_ resumed: OIDCResumedFlow, email: String?, _ e: TokenError, _ context: AuthRequestContext, action: String? = nil) -> Response {
+        let after = context.notes.retryAfter.withLock { $0 } ?? 1
+        var page = loginPage(
+            resumed, email: email, message: .wait(seconds: Int(after)), status: e.code == .serverBusy ? 503 : 429, action: action)
+        page.headers[.retryAfter] = String(after)
+        return page
     }
 
     /// After a sign-in, or a consent given (`consented`): the consent page if it is needed, else
@@ -88,20 +108,32 @@ extension OIDCAuthorizeRoutes {
         return try await Authentication.signIn(proof, method: UserpassLogin.name, sessions: app.sessions)
     }
 
-    func loginPage(_ resumed: OIDCResumedFlow, email: String?, message: OIDCPages.LoginMessage?, status: Int? = nil) -> Response {
+    /// The login page of a flow, with a button per web sign-in provider of its app; its form
+    /// posts to `action`, or to the page's own URL when that is `nil`.
+    func loginPage(
+        _ resumed: OIDCResumedFlow, email: String?, message: OIDCPages.LoginMessage?, status: Int? = nil, action: String? = nil
+    ) -> Response {
         let client = resumed.request.client
-        let login = OIDCPages.Login(clientName: client.name, csrf: resumed.flow.csrf, email: email, message: message)
+        let login = OIDCPages.Login(
+            clientName: client.name, csrf: resumed.flow.csrf, email: email, message: message, providers: webSignInButtons(resumed),
+            action: action)
         return Self.page(.login(login), app: client.app, redirectURI: resumed.request.redirectURI, status: status)
     }
 
     /// The live flow the `flow` query parameter names, read (not consumed); `nil` for an unknown,
     /// used or expired one.
     func resume(_ request: Request, _ context: AuthRequestContext) async throws -> OIDCResumedFlow? {
-        guard let handle = request.uri.queryParameters.get("flow"), handle.utf8.count <= 200 else { return nil }
-        let clients = self.clients, time = now
-        let resumed = try await server.store.read { tx in try await tx.loginFlow(handle: handle, clients: clients, at: time, consume: false) }
+        guard let handle = request.uri.queryParameters.get("flow") else { return nil }
+        let resumed = try await resume(handle: handle)
         if let resumed { context.app = resumed.request.client.app }
         return resumed
+    }
+
+    /// The live flow `handle` names, read (not consumed); `nil` for an unknown, used or expired one.
+    func resume(handle: String) async throws -> OIDCResumedFlow? {
+        guard handle.utf8.count <= 200 else { return nil }
+        let clients = self.clients, time = now
+        return try await server.store.read { tx in try await tx.loginFlow(handle: handle, clients: clients, at: time, consume: false) }
     }
 
     /// `true` when a post comes from the flow's own page: its CSRF token, and a browser that does

@@ -90,6 +90,9 @@ extension RouteTable {
         Row(.post, OIDCAuthorizeRoutes.loginPath, throttles: [.inHandler("login_per_address"), failedLogin], "loginPageForm") {
             .plain($0.oidc.login)
         },
+        Row(.get, OIDCAuthorizeRoutes.loginPath + "/:provider", throttles: [.inHandler("login_per_address")], "loginPageWebSignIn") {
+            .plain($0.oidc.startWebSignIn)
+        },
         Row(.get, OIDCAuthorizeRoutes.consentPath, "consentPage") { .plain($0.oidc.consentPage) },
         Row(.post, OIDCAuthorizeRoutes.consentPath, "consentPageForm") { .plain($0.oidc.consent) },
     ]

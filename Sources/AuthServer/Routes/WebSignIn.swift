@@ -61,16 +61,16 @@ struct WebSignInRoutes: Sendable {
         for (name, value) in request.uri.queryParameters where fields.count < 16 && fields[String(name)] == nil {
             fields[String(name)] = String(value)
         }
-        return try await finish(try context.parameters.require("provider"), WebSignInAnswer(fields: fields), context)
+        return try await finish(try context.parameters.require("provider"), WebSignInAnswer(fields: fields), request, context)
     }
 
     /// `POST PUBLIC_URL/oauth/callback/{name}`: the provider's answer as a form (Apple's `form_post`).
     func formPost(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
         let body = try await request.body.collect(upTo: context.maxUploadSize)
-        return try await finish(try context.parameters.require("provider"), WebSignInAnswer(fields: AccountPageRoutes.form(body)), context)
+        return try await finish(try context.parameters.require("provider"), WebSignInAnswer(fields: AccountPageRoutes.form(body)), request, context)
     }
 
-    private func finish(_ name: String, _ answer: WebSignInAnswer, _ context: AuthRequestContext) async throws -> Response {
+    private func finish(_ name: String, _ answer: WebSignInAnswer, _ request: Request, _ context: AuthRequestContext) async throws -> Response {
         let expired = "This sign-in has expired or was already used. Go back to the app and start again."
         guard let methodName = Self.methods[name], let state = answer.fields["state"] else { return Self.errorPage(expired, app: nil) }
         guard
@@ -86,11 +86,7 @@ struct WebSignInRoutes: Sendable {
                 return Self.errorPage("The redirect address is no longer one this app registered.", app: appID)
             }
             do {
-                guard let method = server.loginMethods[appID]?.method(named: methodName) as? any WebSignInMethod, method.webSignInProblem == nil
-                else { throw TokenError(.providerNotFound, "the app no longer has web sign-in with \(methodName)") }
-                if let refusal = answer.refusal { throw TokenError(.authFailed, "\(methodName) did not sign you in (\(refusal))") }
-                let proof = try await method.finishWebSignIn(answer, flow: flow, callback: callback(method))
-                let authentication = try await Authentication.signIn(proof, method: methodName, sessions: app.sessions)
+                let authentication = try await authenticate(methodName, answer, flow: flow, app: app)
                 let now = Int64(app.sessions.configuration.clock.now().timeIntervalSince1970)
                 let session = try Device(Self.loginBody(device: device), unixSeconds: now)
                 let tokens = try await server.issueSession(authentication, app: app, device: session)
@@ -98,11 +94,43 @@ struct WebSignInRoutes: Sendable {
                     to: WebSignInAnswerLocation.success(
                         app: appID, tokens: tokens, deviceID: session.id, redirect: redirect, state: callerState))
             } catch let e as TokenError {
-                server.logger.info(
-                    "web sign-in refused", metadata: ["app": .string(appID), "provider": .string(methodName), "code": .string(e.code.rawValue)])
+                logRefusal(e, app: appID, method: methodName)
                 return Self.redirect(to: WebSignInAnswerLocation.error(Self.message(e), redirect: redirect, state: callerState))
             }
+        case .hostedLogin(let handle):
+            let oidc = OIDCAuthorizeRoutes(server: server)
+            // The authorization may have ended or expired while the provider's page was open.
+            guard let resumed = try await oidc.resume(handle: handle), resumed.request.client.app == appID else {
+                return OIDCAuthorizeRoutes.unknownFlow
+            }
+            do {
+                let authentication = try await authenticate(methodName, answer, flow: flow, app: app)
+                return try await oidc.signedIn(
+                    resumed, authentication, app: app, request, shownAt: oidc.pageURL(OIDCAuthorizeRoutes.loginPath, handle))
+            } catch let e as TokenError {
+                logRefusal(e, app: appID, method: methodName)
+                return oidc.loginPage(
+                    resumed, email: nil, message: .upstream(Self.message(e)), action: oidc.pageURL(OIDCAuthorizeRoutes.loginPath, handle))
+            }
         }
+    }
+
+    /// The provider's answer made the native login's identity, signed in: the app's method (still
+    /// set up for the web), no refusal, its own checks of the code and token.
+    /// - Throws: `provider_not_found`, `auth_failed` (the provider refused), the provider's codes,
+    ///   `user_disabled`, `store_unavailable`.
+    private func authenticate(_ methodName: String, _ answer: WebSignInAnswer, flow: WebSignInFlow, app: AuthServer.AppRuntime) async throws
+        -> Authentication
+    {
+        guard let method = server.loginMethods[app.config.id]?.method(named: methodName) as? any WebSignInMethod, method.webSignInProblem == nil
+        else { throw TokenError(.providerNotFound, "the app no longer has web sign-in with \(methodName)") }
+        if let refusal = answer.refusal { throw TokenError(.authFailed, "\(methodName) did not sign you in (\(refusal))") }
+        let proof = try await method.finishWebSignIn(answer, flow: flow, callback: callback(method))
+        return try await Authentication.signIn(proof, method: methodName, sessions: app.sessions)
+    }
+
+    private func logRefusal(_ e: TokenError, app: String, method: String) {
+        server.logger.info("web sign-in refused", metadata: ["app": .string(app), "provider": .string(method), "code": .string(e.code.rawValue)])
     }
 
     /// The callback URL of `method`, as registered at the provider.

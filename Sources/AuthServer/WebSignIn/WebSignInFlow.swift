@@ -12,15 +12,17 @@ extension OneTimeTokenPurpose {
 ///
 /// Each case is one caller. A caller's start route checks where the answer is to go and calls
 /// ``WebSignInRoutes/begin(_:for:app:)``; the callback's `switch` over the caller (in
-/// ``WebSignInRoutes``) answers it. The hosted login page of the OpenID Provider is to be the
-/// second: `.hostedLogin(flowHandle:)`, the ``OIDCFlowHandle`` of the authorization it resumes,
-/// started by its buttons and answered by continuing that flow with the identity, or by its
-/// login page with the message.
+/// ``WebSignInRoutes``) answers it.
 enum WebSignInCaller: Codable, Sendable, Hashable {
     /// realm-web's redirect flow: the browser goes back to `redirect` (one of the app's
     /// `redirect_uris`) with `#_baas_ua=…` or `#_baas_error=…`, and realm-web's `state`; `device`
     /// is its `device` parameter decoded (kept with the session as a POST login's `options.device`).
     case appServices(redirect: String, state: String, device: JSONValue?)
+    /// The OpenID Provider's hosted login page, by its "Continue with …" buttons: `flowHandle` is
+    /// the ``OIDCFlowHandle`` of the authorization it resumes (the flow itself stays in its own
+    /// record). The identity signs in the OP session and the authorization goes on as after a
+    /// password; a refusal shows that flow's login page again with the message.
+    case hostedLogin(flowHandle: String)
 }
 
 /// What the server keeps of one upstream round trip, as the payload of a `web_sign_in` one-time
