@@ -95,8 +95,11 @@ import Testing
         return l
     }
 
+    /// The examples run as processes waited for off the concurrency pool (``CLI/detached(_:)``): an
+    /// example that starts a server and polls it for seconds would otherwise hold one of the pool's
+    /// few threads, and stall the in-process servers of every test running beside it.
     @Test(arguments: pages)
-    func examplesRun(page: String) throws {
+    func examplesRun(page: String) async throws {
         // The core-only build (TOKENTOOL_CORE_ONLY=1) has no server or session commands to run.
         if !Self.isFullBuild && Self.fullBuildPages.contains(page) { return }
         let s = try Scratch()
@@ -106,7 +109,8 @@ import Testing
             // A `cd` carries over to the next block, as in the reader's shell; mktemp stays inside the scratch directory.
             let state = s.path(".docs-cwd")
             let script = "exec 2>&1\n[ -f '\(state)' ] && cd \"$(cat '\(state)')\"\ntrap 'pwd > \"\(state)\"' EXIT\nset -eo pipefail\n" + block.text
-            let r = try CLI.sh(script, in: s.url, environment: ["TMPDIR": s.url.path])
+            let dir = s.url
+            let r = try await CLI.detached { try CLI.sh(script, in: dir, environment: ["TMPDIR": dir.path]) }
             ran += 1
             #expect(r.status == 0, "\(page):\(block.line): example failed:\n\(block.text)\n\(r.stdout)")
             if k + 1 < blocks.count, blocks[k + 1].language == "text", blocks[k + 1].followsDirectly {
@@ -141,10 +145,11 @@ import Testing
         #endif
     }
 
-    @Test func demoScriptRunsEverySection() throws {
+    @Test func demoScriptRunsEverySection() async throws {
         guard Self.isFullBuild else { return }  // its session sections need the full build
         let s = try Scratch()
-        let r = try CLI.sh("'\(CLI.packageRoot.path)/scripts/demo.sh' '\(CLI.binary.path)' 2>&1", in: s.url)
+        let dir = s.url
+        let r = try await CLI.detached { try CLI.sh("'\(CLI.packageRoot.path)/scripts/demo.sh' '\(CLI.binary.path)' 2>&1", in: dir) }
         #expect(r.status == 0, "\(r)")
         for heading in ["Generate a key pair", "Sign a token", "Decode it", "Verify it", "Rejected tokens"] {
             #expect(r.stdout.contains(heading), "\(heading)")
