@@ -85,7 +85,7 @@ struct MFARoutesTests {
             #expect(fresh.count == 10 && Set(fresh).isDisjoint(with: codes))
 
             // A sign-in older than 10 minutes may not change factors, even with a refreshed access token.
-            try await Self.raw(s, "UPDATE sessions SET created_at = created_at - 601")
+            try await Self.raw(s, "UPDATE sessions SET created_at = created_at - 601, auth_time = auth_time - 601")
             let old = try await s.call(.DELETE, Self.mfa + "/totp", body: Self.json(["code": fresh[0]]), bearer: access)
             #expect(old.status == 401 && old.errorCode == "ReauthenticationRequired", "\(old.body)")
             let refreshed = try #require(try await s.call(.POST, LiveServer.base + "/auth/session", bearer: refresh)["access_token"])

@@ -23,6 +23,11 @@ struct Authentication: Sendable, Hashable {
     /// The API key signed in with: the session ends with the key.
     var apiKeyID: String?
 
+    /// The session's record of this sign-in: its time as `auth_time` and its methods as `amr`.
+    var signIn: SessionSignIn {
+        SessionSignIn(opSessionID: nil, authTime: Int64(time.timeIntervalSince1970.rounded(.down)), amr: OPSession.amr(of: methods), scopes: [])
+    }
+
     /// A sign-in by `method`: the proof's user, an identity's found or made.
     /// - Throws: `invalid_input`, `store_unavailable`.
     static func signIn(_ proof: LoginProof, method: String, sessions: SessionManager) async throws -> Authentication {
@@ -66,7 +71,8 @@ extension AuthServer {
     /// - Throws: `user_disabled`, `user_not_found`, `store_unavailable`.
     func issueSession(_ authentication: Authentication, app: AppRuntime, device: Device) async throws -> TokenPair {
         let tokens = try await app.sessions.issueTokens(
-            userID: authentication.userID, clientID: app.config.id, device: device.json, apiKeyID: authentication.apiKeyID)
+            userID: authentication.userID, clientID: app.config.id, device: device.json, apiKeyID: authentication.apiKeyID,
+            signIn: authentication.signIn)
         try await keepProviderToken(of: authentication, app: app)
         return tokens
     }

@@ -1,5 +1,6 @@
 public import Identity
 public import JOSE
+import Sessions
 
 /// What the `profile` and `email` scopes reveal of a user (OIDC Core §5.4), where known.
 public struct OIDCUserClaims: Sendable, Hashable {
@@ -82,9 +83,9 @@ public struct IDTokenContent: Sendable {
 public enum OIDCClaims {
     /// `acr` of a session signed in with one factor (a password, a passkey without user
     /// verification, an upstream provider).
-    public static let acrPassword = "urn:tokentool:acr:pwd"
+    public static let acrPassword = SessionSignIn.acrPassword
     /// `acr` of a session whose `amr` holds `mfa`.
-    public static let acrMFA = "urn:tokentool:acr:mfa"
+    public static let acrMFA = SessionSignIn.acrMFA
 
     /// Discovery's `claims_supported`: every claim an ID token or userinfo answer may hold.
     public static let supported = [
@@ -93,7 +94,7 @@ public enum OIDCClaims {
     ]
 
     /// `acr` for an `amr`: MFA when `mfa` is among the methods, else one factor.
-    public static func acr(amr: [String]) -> String { amr.contains("mfa") ? acrMFA : acrPassword }
+    public static func acr(amr: [String]) -> String { SessionSignIn.acr(amr: amr) }
 
     /// OIDC Core §3.1.3.6 `at_hash`: base64url of the left half of the hash of the access
     /// token's ASCII octets, with the hash of the ID token's `alg` (SHA-256 for RS256 and ES256,

@@ -3,7 +3,8 @@ public import Sessions
 extension OPSession {
     /// RFC 8176 `amr` values of a sign-in by the login methods `methods` (config names, in the
     /// order they proved it): a password is `pwd`, an upstream provider `fed`, a one-time code
-    /// `otp`; each value once, in that order.
+    /// (TOTP or recovery code) `otp`; each value once, in that order, then `mfa` when two
+    /// or more methods proved it.
     public static func amr(of methods: [String]) -> [String] {
         var out: [String] = []
         for method in methods {
@@ -16,7 +17,7 @@ extension OPSession {
                 }
             if let value, !out.contains(value) { out.append(value) }
         }
-        return out
+        return out.count >= 2 ? out + ["mfa"] : out
     }
 }
 

@@ -4,8 +4,9 @@ import JOSE
 import Sessions
 
 /// `BASE/auth/mfa[…]` (access bearer): the bearer's user's TOTP factor and recovery codes. Every
-/// change needs a sign-in in the last ``recentSignIn`` seconds: the session's own creation (a
-/// refresh is not a sign-in). A refused code is 400 `InvalidParameter`; a locked user 429.
+/// change needs a sign-in in the last ``recentSignIn`` seconds: the session's own sign-in time
+/// (its `auth_time`; its creation for a session from before sessions kept one), never the access
+/// token's `iat` (a refresh is not a sign-in). A refused code is 400 `InvalidParameter`; a locked user 429.
 struct MFARoutes: Sendable {
     /// Seconds after its sign-in that a session may change the user's factors.
     static let recentSignIn: Int64 = 10 * 60
@@ -50,14 +51,14 @@ struct MFARoutes: Sendable {
         return JSONResponse.ok(["recovery_codes": .array(codes.map { .string($0) })], noStore: true)
     }
 
-    /// 401 `ReauthenticationRequired` unless the bearer's session began within ``recentSignIn``.
+    /// 401 `ReauthenticationRequired` unless the bearer's session signed in within ``recentSignIn``.
     private func requireRecentSignIn(_ context: UserRequestContext) async throws {
         let sessions = context.app.sessions
         guard let session = try await sessions.session(id: context.session.sessionID) else {
             throw TokenError(.invalidSession, "the session has ended")
         }
         let now = Int64(sessions.configuration.clock.now().timeIntervalSince1970)
-        guard now - session.createdAt <= Self.recentSignIn else {
+        guard now - (session.signIn?.authTime ?? session.createdAt) <= Self.recentSignIn else {
             throw TokenError(.reauthenticationRequired, "changing a second factor needs a sign-in in the last 10 minutes; sign in again")
         }
     }

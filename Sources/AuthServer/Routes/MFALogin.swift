@@ -48,7 +48,7 @@ struct MFALoginRoutes: Sendable {
         }
         try MFARoutes.answer(check, context, refused: .authFailed)
         let device = try Device(storedJSON: record.payload, fallbackAt: now)
-        let authentication = Authentication(userID: record.subject, methods: [UserpassLogin.name], time: sessions.configuration.clock.now())
+        let authentication = Authentication(userID: record.subject, methods: [UserpassLogin.name, "totp"], time: sessions.configuration.clock.now())
         let tokens = try await server.issueSession(authentication, app: app, device: device)
         return LoginRoutes.answer(tokens, device: device)
     }

@@ -61,7 +61,7 @@ extension AuthServer {
         } catch let e as TokenError where e.code == .invalidGrant {
             throw OAuthError.invalidGrant("the refresh token was issued to another client")
         }
-        guard let signIn = try await service.session(id: pair.sessionID)?.signIn else {
+        guard let signIn = try await service.session(id: pair.sessionID)?.signIn, signIn.opSessionID != nil else {
             throw OAuthError.invalidGrant("the refresh token is not one of an OpenID Connect sign-in")
         }
         return try await tokenResponse(pair, client: client, app: app, signIn: signIn, nonce: nil)
@@ -81,7 +81,8 @@ extension AuthServer {
             let content = IDTokenContent(
                 issuer: config.issuer, subject: pair.userID, clientID: client.id, issuedAt: now, expiresAt: now + app.config.accessTokenTTL,
                 authTime: signIn.authTime, nonce: nonce, accessToken: pair.accessToken, algorithm: client.idTokenAlgorithm,
-                sessionID: signIn.opSessionID, amr: signIn.amr, scopes: signIn.scopes, user: try await userClaims(userID: pair.userID))
+                sessionID: signIn.opSessionID ?? pair.sessionID, amr: signIn.amr, scopes: signIn.scopes,
+                user: try await userClaims(userID: pair.userID))
             let signer = try await service.keyRing.idTokenSigner(algorithm: client.idTokenAlgorithm)
             body["id_token"] = .string(try signer.sign(OIDCClaims.idToken(content)))
         }

@@ -116,34 +116,48 @@ public struct SessionRecord: Sendable, Hashable {
     }
 }
 
-/// What an OpenID Connect sign-in adds to its session (the `sessions` columns `op_session`,
-/// `auth_time`, `amr` and `scope`): the refresh grant's ID tokens and access tokens repeat them,
-/// and ending the OP session ends the session.
+/// How and when a session's user signed in (the `sessions` columns `op_session`, `auth_time`,
+/// `amr` and `scope`): access tokens (and an OpenID Connect sign-in's ID tokens) repeat `amr` and
+/// its `acr`, a refresh keeps them (a refresh is not a sign-in), and ending the OP session ends
+/// the session. Sessions from before these columns have none.
 public struct SessionSignIn: Sendable, Hashable {
-    /// The OP browser session it was issued through (the ID tokens' `sid`).
-    public var opSessionID: String
-    /// When the user signed in to that OP session (Unix seconds).
+    /// The OP browser session it was issued through (the ID tokens' `sid`); `nil` for an App
+    /// Services login.
+    public var opSessionID: String?
+    /// When the user signed in (Unix seconds): with every step of it, second factor included.
     public var authTime: Int64
     /// RFC 8176 methods of that sign-in.
     public var amr: [String]
-    /// The scopes granted (the access tokens' `scope`).
+    /// The scopes granted (the access tokens' `scope`); empty for an App Services login.
     public var scopes: [String]
 
-    public init(opSessionID: String, authTime: Int64, amr: [String], scopes: [String]) {
+    /// `acr` of a sign-in whose `amr` holds `mfa`.
+    public static let acrMFA = "urn:tokentool:acr:mfa"
+    /// `acr` of a sign-in with one factor (a password, a passkey without user verification, an
+    /// upstream provider).
+    public static let acrPassword = "urn:tokentool:acr:pwd"
+
+    /// `acr` for an `amr`: MFA when `mfa` is among the methods, else one factor.
+    public static func acr(amr: [String]) -> String { amr.contains("mfa") ? acrMFA : acrPassword }
+
+    /// This sign-in's `acr`.
+    public var acr: String { Self.acr(amr: amr) }
+
+    public init(opSessionID: String?, authTime: Int64, amr: [String], scopes: [String]) {
         self.opSessionID = opSessionID
         self.authTime = authTime
         self.amr = amr
         self.scopes = scopes
     }
 
-    /// The columns as stored: `amr` and `scope` space-separated.
-    public var columns: (opSession: String, authTime: Int64, amr: String, scope: String) {
-        (opSessionID, authTime, amr.joined(separator: " "), scopes.joined(separator: " "))
+    /// The columns as stored: `amr` and `scope` space-separated (`scope` `nil` without an OP session).
+    public var columns: (opSession: String?, authTime: Int64, amr: String, scope: String?) {
+        (opSessionID, authTime, amr.joined(separator: " "), opSessionID == nil ? nil : scopes.joined(separator: " "))
     }
 
-    /// The sign-in of stored columns; `nil` unless `op_session` and `auth_time` are set.
+    /// The sign-in of stored columns; `nil` unless `auth_time` is set.
     public init?(opSession: String?, authTime: Int64?, amr: String?, scope: String?) {
-        guard let opSession, let authTime else { return nil }
+        guard let authTime else { return nil }
         func words(_ s: String?) -> [String] { (s ?? "").split(separator: " ").map(String.init) }
         self.init(opSessionID: opSession, authTime: authTime, amr: words(amr), scopes: words(scope))
     }

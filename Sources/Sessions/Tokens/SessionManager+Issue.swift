@@ -6,15 +6,19 @@ extension SessionManager {
     /// - Throws: `user_not_found` (also for a user of another app), `user_disabled`, `invalid_input` (a client id that is empty, too long or
     ///   holds control characters; device details over 4 KiB), `invalid_configuration`, `store_unavailable`.
     /// - Parameter apiKeyID: the API key whose login this is: the session ends with the key.
-    public func issueTokens(userID: String, clientID: String? = nil, device: String? = nil, apiKeyID: String? = nil) async throws -> TokenPair {
-        try await issueTokens(userID: userID, clientID: clientID, device: device, apiKeyID: apiKeyID, sessionID: nil, signIn: nil)
+    /// - Parameter signIn: when and how the user signed in (`auth_time`, `amr`), kept by the session
+    ///   and repeated in its access tokens, refreshed ones included.
+    public func issueTokens(
+        userID: String, clientID: String? = nil, device: String? = nil, apiKeyID: String? = nil, signIn: SessionSignIn? = nil
+    ) async throws -> TokenPair {
+        try await issueTokens(userID: userID, clientID: clientID, device: device, apiKeyID: apiKeyID, sessionID: nil, signIn: signIn)
     }
 
     /// Issues a token pair in a new session of an OpenID Connect sign-in: the session gets the id
     /// `sessionID` (chosen when the authorization code was issued, so that a second use of the
     /// code can end it) and `signIn` (its OP session, `auth_time`, `amr` and scopes); the access
     /// token carries `client_id` = `clientID` and `scope`.
-    /// - Throws: as ``issueTokens(userID:clientID:device:apiKeyID:)``; `invalid_input` for a session id
+    /// - Throws: as ``issueTokens(userID:clientID:device:apiKeyID:signIn:)``; `invalid_input` for a session id
     ///   that is empty, too long or holds control characters.
     public func issueTokens(userID: String, clientID: String, sessionID: String, signIn: SessionSignIn) async throws -> TokenPair {
         guard Self.isStorableID(sessionID, maxBytes: 255) else {
@@ -60,7 +64,7 @@ extension SessionManager {
             issuer: configuration.issuer, subject: session.userID, audience: [configuration.audience],
             expiresAt: now + configuration.accessTokenLifetime, issuedAt: now, jwtID: try RandomID.make(),
             clientID: session.clientID, sessionID: session.id, deviceID: session.deviceID,
-            scope: session.signIn.map { $0.scopes.joined(separator: " ") })
+            scope: session.signIn?.columns.scope, amr: session.signIn?.amr, acr: session.signIn?.acr)
         let access = try signer.sign(claims.claimSet)
         return TokenPair(
             accessToken: access, refreshToken: refresh, expiresIn: configuration.accessTokenLifetime,

@@ -43,12 +43,18 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
     /// RFC 9068 §2.2.3 `scope`: the scopes granted to an OpenID Connect client, space-separated;
     /// `nil` for App Services sessions.
     public var scope: String?
+    /// RFC 8176 `amr` of the session's sign-in; `nil` for a session from before sessions kept it.
+    public var amr: [String]?
+    /// `acr` of the session's sign-in (``SessionSignIn/acr``), beside ``amr``.
+    public var acr: String?
 
     public init(
         issuer: String, subject: String, audience: [String], expiresAt: Int64, issuedAt: Int64, jwtID: String,
-        clientID: String, sessionID: String?, deviceID: String? = nil, scope: String? = nil
+        clientID: String, sessionID: String?, deviceID: String? = nil, scope: String? = nil, amr: [String]? = nil, acr: String? = nil
     ) {
         self.scope = scope
+        self.amr = amr
+        self.acr = acr
         self.issuer = issuer
         self.subject = subject
         self.audience = audience
@@ -85,6 +91,8 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
         sessionID = claims["sid"]?.stringValue
         deviceID = claims["baas_device_id"]?.stringValue
         scope = claims["scope"]?.stringValue
+        amr = claims["amr"]?.arrayValue.map { $0.compactMap(\.stringValue) }
+        acr = claims["acr"]?.stringValue
     }
 
     var claimSet: ClaimSet {
@@ -99,6 +107,8 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
         if let sessionID { c["sid"] = .string(sessionID) }
         if let deviceID { c["baas_device_id"] = .string(deviceID) }
         if let scope { c["scope"] = .string(scope) }
+        if let amr { c["amr"] = .array(amr.map(JSONValue.string)) }
+        if let acr { c["acr"] = .string(acr) }
         return c
     }
 }
