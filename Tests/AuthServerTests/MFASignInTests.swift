@@ -43,7 +43,7 @@ struct MFASignInTests {
             #expect(try DeviceIDTests.claims(access)["scope"] == nil)
 
             let token = try #require(try await T.login(s)["mfa_token"])
-            let code = try ExternalTool.oathtoolCode(secret, at: T.now + 30)
+            let code = try await ExternalTool.oathtoolCode(secret, at: T.now + 30)
             let byCode = try await s.call(.POST, T.userpass + "/mfa", body: T.json(["mfa_token": token, "code": code]))
             #expect(byCode.status == 200, "\(byCode.body)")
             #expect(try Self.amr(byCode["access_token"]) == (Self.secondFactor, "urn:tokentool:acr:mfa"))

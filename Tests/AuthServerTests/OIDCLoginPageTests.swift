@@ -46,6 +46,29 @@ import Sessions
         }
     }
 
+    @Test(
+        "an account with a second factor is not signed in by its password alone: the page says so, no OP session, no code",
+        arguments: StoreKind.available)
+    func secondFactorNotSkipped(kind: StoreKind) async throws {
+        try await OIDCFixture.with(kind) { s in
+            _ = try await MFARoutesTests.enrolled(s, "second@example.com")
+            try await OIDCBrowser.with(s) { b in
+                let (url, csrf, _) = try await Self.openLogin(b)
+                let a = try await b.post(url, [("csrf", csrf), ("email", "second@example.com"), ("password", "correct horse")])
+                #expect(a.status == 401 && a.header("Location") == nil && b.setCookies.isEmpty, "\(a.status) \(a.body)")
+                #expect(a.body.contains("second factor"))
+                // Nothing was signed in: the next authorization asks for the login page again.
+                let again = try await b.get(
+                    "/oauth/authorize"
+                        + OIDCFixture.query([
+                            ("response_type", "code"), ("client_id", "portal"),
+                            ("redirect_uri", "https://portal.example.com/cb"),
+                        ]))
+                #expect(again.status == 302 && again.header("Location")?.contains("/oauth/login?flow=") == true)
+            }
+        }
+    }
+
     @Test("failed_login_per_account and login_per_address answer 429 with Retry-After and the page saying to wait", arguments: StoreKind.available)
     func throttled(kind: StoreKind) async throws {
         try await OIDCFixture.with(kind, limits: #""limits": { "failed_login_per_account": "2/1h" },"#) { s in

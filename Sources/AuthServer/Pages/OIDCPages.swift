@@ -65,6 +65,8 @@ public enum OIDCPages {
         case otherAccount
         /// The account is disabled.
         case disabled
+        /// The password was right, but the account has a second factor, which this page does not ask for yet.
+        case secondFactorRequired
     }
 
     /// A "Continue with …" link of the login page.
@@ -193,6 +195,7 @@ public enum OIDCPages {
         case .upstream(let why): why
         case .otherAccount: "The app asked for another account: sign in with that one."
         case .disabled: "This account is disabled."
+        case .secondFactorRequired: "This account signs in with a second factor, which this page cannot ask for yet: sign in through the app."
         }
     }
 }

@@ -37,6 +37,11 @@ extension OIDCAuthorizeRoutes {
                 throw e
             }
         }
+        // A password alone never signs in an account that has a second factor: the OP session and its
+        // codes would otherwise skip what the App Services login asks for (MFARequired).
+        if try await app.sessions.hasSecondFactor(userID: authentication.userID) {
+            return loginPage(resumed, email: email, message: .secondFactorRequired, status: 401)
+        }
         return try await signedIn(resumed, authentication, app: app, request, email: email)
     }
 
