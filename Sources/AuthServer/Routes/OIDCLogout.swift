@@ -111,12 +111,16 @@ struct OIDCLogoutRoutes: Sendable {
 }
 
 extension AuthServer {
-    /// The claims of an ID token this server issued (`id_token_hint`): signed by one of its
-    /// published keys, `typ` `JWT`, `iss` = the issuer; an expired one counts (a hint is often
-    /// old: OIDC Core §3.1.2.1, RP-initiated logout 1.0 §2). `nil` for any other token.
-    func verifyIDTokenHint(_ token: String) async -> ClaimSet? {
+    /// The claims of an ID token this server issued (`id_token_hint`, at the authorization and
+    /// end-session endpoints): signed by one of its published keys, `typ` `JWT`, `iss` =
+    /// `public_url` as configured, a `sub`, and `aud` containing `clientID` when one is given;
+    /// an expired one counts (a hint is often old: OIDC Core §3.1.2.1, RP-initiated logout 1.0 §2).
+    /// `nil` for any other token.
+    func verifyIDTokenHint(_ token: String, clientID: String? = nil) async -> ClaimSet? {
         guard token.utf8.count <= OIDCLogoutRoutes.maxParameterBytes, let keys = try? await service.keyRing.jwks() else { return nil }
-        let options = VerifierOptions(issuers: [config.issuer], type: "JWT", leeway: TimeInterval(Int32.max))
+        var options = VerifierOptions(
+            issuers: [config.issuer], requiredClaims: ["sub"], type: "JWT", leeway: TimeInterval(Int32.max), clock: service.configuration.clock)
+        if let clientID { options.audiences = [clientID] }
         return try? JWTVerifier(keys: keys, options: options).verify(token).claims
     }
 }
