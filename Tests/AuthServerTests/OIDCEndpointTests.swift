@@ -211,7 +211,11 @@ struct OIDCEndpointTests {
             let b = try await OIDCTokenFixture.exchange(s, other)
             let third = try await OIDCTokenFixture.code(s, user: user)
             let c = try await OIDCTokenFixture.exchange(s, third)
-            let page = try await s.form("/oauth/logout", [("client_id", "portal")], headers: [("Cookie", "tokentool-op-myapp=\(other.opToken)")])
+            let otherCookie = ("Cookie", "tokentool-op-myapp=\(other.opToken)")
+            let confirm = try await s.form("/oauth/logout", [("client_id", "portal")], headers: [otherCookie])
+            let csrf = try #require(OIDCFixture.csrf(confirm.body))
+            let page = try await s.form(
+                "/oauth/logout", [("client_id", "portal"), ("csrf", csrf)], headers: [otherCookie, ("Sec-Fetch-Site", "same-origin")])
             #expect(page.status == 200 && page.body.contains("signed out"))
             #expect(try await s.call(.GET, "/oauth/userinfo", bearer: b["access_token"]!).status == 401)
             #expect(try await s.call(.GET, "/oauth/userinfo", bearer: c["access_token"]!).status == 200)

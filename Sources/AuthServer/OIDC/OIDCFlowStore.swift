@@ -22,8 +22,12 @@ enum OIDCCodeRedemption: Sendable {
     case reused(OIDCAuthorizationCode, OAuthError)
 }
 
-/// A failed check, thrown to roll the code's consumption back.
-private struct CodeRefusal: Error { let error: OAuthError }
+/// A second use of an authorization code: `invalid_grant`, and what the first use started
+/// (``OIDCAuthorizationCode/sessionID``) is to be ended.
+struct OIDCCodeReuse: Error {
+    let first: OIDCAuthorizationCode
+    let error: OAuthError
+}
 
 /// Versioned JSON payloads of one-time tokens.
 enum OIDCPayload {
@@ -108,36 +112,53 @@ extension SessionStore {
             return (resumed, try await tx.issueAuthorizationCode(code, app: resumed.request.client.app))
         }
     }
+}
 
-    /// Redeems `code` for the authenticated client `clientID` of `app`: consumed and checked in
-    /// one transaction (``OIDCCodeBinding/redemptionProblem(clientID:redirectURI:verifier:)``),
-    /// a failed check rolling the consumption back.
+extension SessionStoreTransaction {
+    /// Redeems `code` for the authenticated client `clientID` of `app`: consumed and checked
+    /// (``OIDCCodeBinding/redemptionProblem(clientID:redirectURI:verifier:)``). Run it in the
+    /// transaction that creates the code's session: a refusal thrown rolls the consumption back
+    /// (the rightful client can still redeem the code), and whoever finds the code used finds
+    /// that session too.
+    /// - Throws: ``OAuthError`` `invalid_grant` (unknown, expired, malformed or failing a check);
+    ///   ``OIDCCodeReuse`` for a code used before; `store_unavailable`.
+    func redeemAuthorizationCode(_ code: String, clientID: String, app: String, redirectURI: String?, verifier: String?, at time: Int64)
+        async throws -> OIDCAuthorizationCode
+    {
+        switch try await consumeOneTimeToken(code, purpose: .authorizationCode, app: app, at: time) {
+        case .consumed(let record):
+            guard let stored = OIDCPayload.decode(OIDCAuthorizationCode.self, record.payload), stored.version == OIDCAuthorizationCode.version
+            else { throw OAuthError.invalidGrant("the code is not valid") }
+            if let problem = stored.binding.redemptionProblem(clientID: clientID, redirectURI: redirectURI, verifier: verifier) { throw problem }
+            return stored
+        case .refused(.used, let record):
+            let refusal = OAuthError.invalidGrant("the code was already used")
+            guard let stored = OIDCPayload.decode(OIDCAuthorizationCode.self, record.payload) else { throw refusal }
+            throw OIDCCodeReuse(first: stored, error: refusal)
+        case .refused:
+            throw OAuthError.invalidGrant("the code has expired")
+        case .unknown:
+            throw OAuthError.invalidGrant("the code is not valid")
+        }
+    }
+}
+
+extension SessionStore {
+    /// The redemption alone, in its own transaction (no session started): what
+    /// ``SessionStoreTransaction/redeemAuthorizationCode(_:clientID:app:redirectURI:verifier:at:)`` came to.
     /// - Throws: `store_unavailable`.
     func redeemAuthorizationCode(_ code: String, clientID: String, app: String, redirectURI: String?, verifier: String?, at time: Int64)
         async throws -> OIDCCodeRedemption
     {
         do {
-            return try await transaction { tx in
-                switch try await tx.consumeOneTimeToken(code, purpose: .authorizationCode, app: app, at: time) {
-                case .consumed(let record):
-                    guard let stored = OIDCPayload.decode(OIDCAuthorizationCode.self, record.payload), stored.version == OIDCAuthorizationCode.version
-                    else { return .refused(.invalidGrant("the code is not valid")) }
-                    if let problem = stored.binding.redemptionProblem(clientID: clientID, redirectURI: redirectURI, verifier: verifier) {
-                        throw CodeRefusal(error: problem)
-                    }
-                    return .redeemed(stored)
-                case .refused(.used, let record):
-                    let refusal = OAuthError.invalidGrant("the code was already used")
-                    guard let stored = OIDCPayload.decode(OIDCAuthorizationCode.self, record.payload) else { return .refused(refusal) }
-                    return .reused(stored, refusal)
-                case .refused:
-                    return .refused(.invalidGrant("the code has expired"))
-                case .unknown:
-                    return .refused(.invalidGrant("the code is not valid"))
-                }
-            }
-        } catch let refusal as CodeRefusal {
-            return .refused(refusal.error)
+            return .redeemed(
+                try await transaction { tx in
+                    try await tx.redeemAuthorizationCode(code, clientID: clientID, app: app, redirectURI: redirectURI, verifier: verifier, at: time)
+                })
+        } catch let refusal as OAuthError {
+            return .refused(refusal)
+        } catch let reuse as OIDCCodeReuse {
+            return .reused(reuse.first, reuse.error)
         }
     }
 }

@@ -19,6 +19,9 @@ public enum OIDCPages {
         case error(message: String)
         /// The end-session endpoint ended the session and has nowhere registered to send the browser.
         case signedOut
+        /// A logout the server cannot tell came from the client (no `id_token_hint`): the user
+        /// confirms it with a post of `fields` (the request's parameters) and the CSRF token.
+        case confirmLogout(csrf: String, fields: [String: String])
     }
 
     /// The login form.
@@ -152,6 +155,16 @@ public enum OIDCPages {
                 body: "<p class=\"error\" id=\"problem\">\(escape(message))</p><p>Go back to the app you came from and try again.</p>")
         case .signedOut:
             return AccountPages.document(title: "Signed out", app: app, body: "<p class=\"ok\">You are signed out. You can close this page.</p>")
+        case .confirmLogout(let csrf, let fields):
+            let hidden = fields.sorted { $0.key < $1.key }.map {
+                "<input type=\"hidden\" name=\"\(escape($0.key))\" value=\"\(escape($0.value))\">"
+            }.joined()
+            return AccountPages.document(
+                title: "Sign out?", app: app,
+                body: """
+                    <p>Do you want to sign out?</p><form method="post">\(csrfInput(csrf))\(hidden)\
+                    <button type="submit" name="\(decisionField)" value="\(allow)">Sign out</button></form>
+                    """)
         case .consent(let c):
             let who = c.email.map { "<p>Signed in as <strong>\(escape($0))</strong>.</p>" } ?? ""
             let items = c.scopes.map { "<li>\(escape(describe(scope: $0)))</li>" }.joined()

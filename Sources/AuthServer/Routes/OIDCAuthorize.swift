@@ -56,7 +56,8 @@ struct OIDCAuthorizeRoutes: Sendable {
     private func proceed(_ a: OIDCAuthorizationRequest, _ request: Request) async throws -> Response {
         var hinted: String?
         if let hint = a.idTokenHint {
-            guard let subject = try await hintedSubject(hint, clientID: a.client.id) else {
+            // OIDC Core §3.1.2.1: the hint names who should be signed in.
+            guard let subject = await server.verifyIDTokenHint(hint, clientID: a.client.id)?.subject else {
                 return Self.redirect(
                     a.error("invalid_request", "id_token_hint is not an ID token this server issued to this client", issuer: issuer).location)
             }
@@ -103,17 +104,6 @@ struct OIDCAuthorizeRoutes: Sendable {
 
     func cookieToken(_ request: Request, app: String) -> String? {
         OPSessionCookie.token(in: request.headers[values: .cookie], app: app, secure: secureCookie)
-    }
-
-    /// The `sub` of an ID token this server signed for `clientID` (OIDC Core §3.1.2.1: the hint
-    /// names who should be signed in); `nil` when it is not one. An expired hint still names its
-    /// user, for as long as the longest OP session could last.
-    private func hintedSubject(_ hint: String, clientID: String) async throws -> String? {
-        let keys = try await server.service.keyRing.jwks()
-        let options = VerifierOptions(
-            issuers: [issuer, server.config.publicURL], audiences: [clientID], requiredClaims: ["sub"], type: "JWT",
-            leeway: TimeInterval(AppConfig.opSessionTTLRange.upperBound), clock: server.service.configuration.clock)
-        return (try? JWTVerifier(keys: keys, options: options).verify(hint))?.claims.subject
     }
 
     /// The absolute URL of a flow's page.

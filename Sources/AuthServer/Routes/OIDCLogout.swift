@@ -8,7 +8,9 @@ import Sessions
 /// session issued through it; then `302 post_logout_redirect_uri?state=…`, or the signed-out page.
 /// A `post_logout_redirect_uri` not registered for the client (or without a known client), an
 /// `id_token_hint` this server did not issue, or a `client_id` other than the hint's: the 400
-/// error page, and nothing is ended.
+/// error page, and nothing is ended. Without a valid `id_token_hint` (RP-initiated logout 1.0
+/// §2: the request may come from anyone) a browser with an OP session gets a confirmation page
+/// first, and only its same-origin post with the CSRF token ends anything.
 struct OIDCLogoutRoutes: Sendable {
     let server: AuthServer
 
@@ -34,6 +36,7 @@ struct OIDCLogoutRoutes: Sendable {
             guard let named = server.config.oidcClients[id] else { return page(.error(message: "The client is not known to this server.")) }
             client = named
         }
+        let hinted = param("id_token_hint") != nil
         if let hint = param("id_token_hint") {
             guard let audience = await server.verifyIDTokenHint(hint)?.audience.first, let hinted = server.config.oidcClients[audience] else {
                 return page(.error(message: "The id_token_hint was not issued by this server."))
@@ -53,9 +56,25 @@ struct OIDCLogoutRoutes: Sendable {
         let secure = OPSessionCookie.isSecure(publicURL: server.config.publicURL)
         let cookies = request.headers[values: .cookie]
         let now = server.unixNow
+        let apps = client.map { [$0.app] } ?? server.config.apps.keys.sorted()
+        let tokens = apps.compactMap { app in OPSessionCookie.token(in: cookies, app: app, secure: secure).map { (app, $0) } }
+        // RP-initiated logout 1.0 §2: without an id_token_hint the request may come from anyone
+        // (a cross-site link): the user confirms on a page of this server first.
+        if !hinted, !tokens.isEmpty {
+            let csrf = Self.confirmationToken(tokens.map(\.1))
+            let confirmed =
+                request.method == .post && OIDCCSRF.matches(param(OIDCPages.csrfField), expected: csrf)
+                && OIDCCSRF.isSameOriginPost(
+                    origin: request.headers[.origin], secFetchSite: request.headers[HTTPFields.Element.Name("Sec-Fetch-Site")!],
+                    publicURL: server.config.publicURL)
+            if !confirmed {
+                var fields: [String: String] = [:]
+                for name in ["client_id", "post_logout_redirect_uri", "state"] { fields[name] = param(name) }
+                return page(.confirmLogout(csrf: csrf, fields: fields), redirectURI: target)
+            }
+        }
         var headers = HTTPFields()
-        for app in client.map({ [$0.app] }) ?? server.config.apps.keys.sorted() {
-            guard let token = OPSessionCookie.token(in: cookies, app: app, secure: secure) else { continue }
+        for (app, token) in tokens {
             if let ended = try await server.store.endOPSession(token: token, app: app, at: now) {
                 try await server.service.revokeSessions(opSessionID: ended.sessionID, reason: "logout")
             }
@@ -75,9 +94,16 @@ struct OIDCLogoutRoutes: Sendable {
         return Response(status: .found, headers: headers)
     }
 
-    private func page(_ page: OIDCPages.Page, extra: HTTPFields = [:]) -> Response {
+    /// The confirmation form's CSRF token: a digest of the browser's OP session cookies, which a
+    /// cross-site page can neither read nor compute.
+    static func confirmationToken(_ cookieTokens: [String]) -> String {
+        Base64URL.encode(SHA2.sha256(Array(("tokentool-logout-confirm\u{0}" + cookieTokens.joined(separator: "\u{0}")).utf8)))
+    }
+
+    /// `page` with the hosted pages' headers; `redirectURI`: where its form's answer may redirect.
+    private func page(_ page: OIDCPages.Page, extra: HTTPFields = [:], redirectURI: String? = nil) -> Response {
         var headers = extra
-        for (name, value) in OIDCPages.headers(redirectURI: nil) { if let n = HTTPFields.Element.Name(name) { headers[n] = value } }
+        for (name, value) in OIDCPages.headers(redirectURI: redirectURI) { if let n = HTTPFields.Element.Name(name) { headers[n] = value } }
         let body = OIDCPages.render(page, app: "")
         return Response(
             status: HTTPResponse.Status(code: OIDCPages.status(of: page)), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
@@ -85,12 +111,16 @@ struct OIDCLogoutRoutes: Sendable {
 }
 
 extension AuthServer {
-    /// The claims of an ID token this server issued (`id_token_hint`): signed by one of its
-    /// published keys, `typ` `JWT`, `iss` = the issuer; an expired one counts (a hint is often
-    /// old: OIDC Core §3.1.2.1, RP-initiated logout 1.0 §2). `nil` for any other token.
-    func verifyIDTokenHint(_ token: String) async -> ClaimSet? {
+    /// The claims of an ID token this server issued (`id_token_hint`, at the authorization and
+    /// end-session endpoints): signed by one of its published keys, `typ` `JWT`, `iss` =
+    /// `public_url` as configured, a `sub`, and `aud` containing `clientID` when one is given;
+    /// an expired one counts (a hint is often old: OIDC Core §3.1.2.1, RP-initiated logout 1.0 §2).
+    /// `nil` for any other token.
+    func verifyIDTokenHint(_ token: String, clientID: String? = nil) async -> ClaimSet? {
         guard token.utf8.count <= OIDCLogoutRoutes.maxParameterBytes, let keys = try? await service.keyRing.jwks() else { return nil }
-        let options = VerifierOptions(issuers: [config.issuer], type: "JWT", leeway: TimeInterval(Int32.max))
+        var options = VerifierOptions(
+            issuers: [config.issuer], requiredClaims: ["sub"], type: "JWT", leeway: TimeInterval(Int32.max), clock: service.configuration.clock)
+        if let clientID { options.audiences = [clientID] }
         return try? JWTVerifier(keys: keys, options: options).verify(token).claims
     }
 }

@@ -22,24 +22,21 @@ extension AuthServer {
         if let verifier, verifier.utf8.count > 256 { throw OAuthError.invalidRequest("the code_verifier parameter is too long") }
         let app = try self.app(client.app)
         let now = unixNow
-        let redeemed: OIDCAuthorizationCode
-        switch try await store.redeemAuthorizationCode(
-            code, clientID: client.id, app: client.app, redirectURI: redirectURI, verifier: verifier, at: now)
-        {
-        case .refused(let error):
-            throw error
-        case .reused(let first, let error):
-            // RFC 6749 §4.1.2: the tokens the first use got stop working.
-            try await service.revokeSession(id: first.sessionID, reason: "code_reuse")
-            throw error
-        case .redeemed(let stored):
-            redeemed = stored
-        }
-        let signIn = SessionSignIn(
-            opSessionID: redeemed.opSessionID, authTime: redeemed.authTime, amr: redeemed.amr, scopes: redeemed.binding.scopes)
-        let pair: TokenPair
+        // The redemption and the session it starts commit together: a second use, which ends
+        // that session, can never land between them.
+        let (pair, (redeemed, signIn)): (TokenPair, (OIDCAuthorizationCode, SessionSignIn))
         do {
-            pair = try await app.sessions.issueTokens(userID: redeemed.userID, clientID: client.id, sessionID: redeemed.sessionID, signIn: signIn)
+            (pair, (redeemed, signIn)) = try await app.sessions.issueTokens(clientID: client.id) { tx in
+                let stored = try await tx.redeemAuthorizationCode(
+                    code, clientID: client.id, app: client.app, redirectURI: redirectURI, verifier: verifier, at: now)
+                let signIn = SessionSignIn(
+                    opSessionID: stored.opSessionID, authTime: stored.authTime, amr: stored.amr, scopes: stored.binding.scopes)
+                return (SessionGrant(userID: stored.userID, sessionID: stored.sessionID, signIn: signIn), (stored, signIn))
+            }
+        } catch let reuse as OIDCCodeReuse {
+            // RFC 6749 §4.1.2: the tokens the first use got stop working.
+            try await service.revokeSession(id: reuse.first.sessionID, reason: "code_reuse")
+            throw reuse.error
         } catch let e as TokenError where e.code == .userNotFound || e.code == .userDisabled {
             throw OAuthError.invalidGrant("the user of this code is gone or disabled")
         }

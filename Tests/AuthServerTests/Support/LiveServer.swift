@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
+import Sessions
 import Synchronization
 import Testing
 
@@ -66,12 +67,14 @@ struct LiveServer: Sendable {
 
     /// Starts a server with `apps` (the config's `apps` JSON) and `extra` top-level members,
     /// runs `body`, then stops it and removes its folder.
-    /// With `store`, the server opens that store (a SQLite path or a PostgreSQL URL) instead of a fresh one.
+    /// With `store`, the server opens that store (a SQLite path or a PostgreSQL URL) instead of a fresh one;
+    /// with `wrapStore`, the server uses what it makes of the store it opened.
     /// With `publicURLIsListener`, `public_url` is where the server listens (a free port picked
     /// first), so a client may follow `location` as Realm clients do; else it is `publicURL`, by default `http://auth.test`.
     static func with<T>(
         _ kind: StoreKind, apps: String = defaultApps, extra: String = "", store given: String? = nil,
-        files: [String: String] = [:], publicURLIsListener: Bool = false, publicURL fixedURL: String? = nil, _ body: (LiveServer) async throws -> T
+        files: [String: String] = [:], publicURLIsListener: Bool = false, publicURL fixedURL: String? = nil,
+        wrapStore: (@Sendable (any SessionStore) -> any SessionStore)? = nil, _ body: (LiveServer) async throws -> T
     ) async throws -> T {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tokentool-serve-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -96,7 +99,8 @@ struct LiveServer: Sendable {
         let config = try ServerConfig.load(path: dir + "/server.json", environment: [:])
         let logs = LogLines()
         let logger = Logger(label: "test") { _ in SecretCheckingLogHandler(lines: logs) }
-        let server = try await AuthServer.open(config: config, logger: logger)
+        var server = try await AuthServer.open(config: config, logger: logger)
+        if let wrapStore { server = server.replacingStore(with: wrapStore(server.store)) }
         let (stream, continuation) = AsyncStream<Int>.makeStream()
         let app = server.makeApplication(host: "127.0.0.1", port: listenPort) { _, port in continuation.yield(port) }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
