@@ -16,11 +16,9 @@ Usage: oidc_test.py PATH/TO/tokentool [OUTPUT_DIR]
 import json, os, queue, subprocess, sys, tempfile, threading, time, urllib.parse, urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import WebDriverException
+
+import chromium  # Tests/Browser/chromium.py, beside this file
 
 APP = "oidc-browser"
 PASSWORD = "browser password 1"
@@ -87,26 +85,10 @@ def main():
         with urllib.request.urlopen(req, timeout=30) as r:
             assert r.status == 201, r.status
 
-        options = Options()
-        for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=390,844"):
-            options.add_argument(arg)
-        options.binary_location = "/usr/bin/chromium"
-        browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        browser = chromium.open_browser()
 
         def shot(name, expect, seconds=15):
-            # After a form post the body may be the old page's, or gone mid-read: wait for the text.
-            deadline, text = time.monotonic() + seconds, ""
-            while time.monotonic() < deadline:
-                try:
-                    text = browser.find_element(By.TAG_NAME, "body").text
-                except WebDriverException:
-                    text = ""
-                if expect in text:
-                    break
-                time.sleep(0.1)
-            browser.save_screenshot(os.path.join(out, "oidc-" + name + ".png"))
-            assert expect in text, f"{name}: {expect!r} not in {text!r}"
-            print(f"ok {name}")
+            chromium.shot(browser, out, "oidc-" + name, expect, seconds)
 
         def authorize(client_id, state, **extra):
             query = {"response_type": "code", "client_id": client_id, "redirect_uri": redirect, "scope": "openid email",

@@ -12,11 +12,9 @@ Usage: pages_test.py PATH/TO/tokentool [OUTPUT_DIR]
 import hashlib, hmac, json, os, queue, re, subprocess, sys, tempfile, threading, time, urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import WebDriverException
+
+import chromium  # Tests/Browser/chromium.py, beside this file
 
 APP = "pages-test"
 EXPIRY_APP = "pages-expiry"
@@ -91,29 +89,10 @@ def main():
         status, _ = api(base, prefix + "/register", {"email": email, "password": first})
         assert status == 201, status
 
-        options = Options()
-        for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=390,844"):
-            options.add_argument(arg)   # a phone-sized window
-        options.binary_location = "/usr/bin/chromium"
-        browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        browser = chromium.open_browser()
 
         def shot(name, expect, seconds=15):
-            # A form POST navigates: until the answer has loaded, the body may be the old page's,
-            # or gone mid-read (a stale element, or "node does not belong to the document", which
-            # Chromium reports as a plain WebDriverException). Wait for the expected text, then
-            # keep the screenshot.
-            deadline, text = time.monotonic() + seconds, ""
-            while time.monotonic() < deadline:
-                try:
-                    text = browser.find_element(By.TAG_NAME, "body").text
-                except WebDriverException:
-                    text = ""
-                if expect in text:
-                    break
-                time.sleep(0.1)
-            browser.save_screenshot(os.path.join(out, name + ".png"))
-            assert expect in text, f"{name}: {expect!r} not in {text!r}"
-            print(f"ok {name}")
+            chromium.shot(browser, out, name, expect, seconds)
 
         confirm = next_mail("confirm")
         browser.get(confirm["url"])
