@@ -8,7 +8,7 @@ import Testing
 @Suite("OIDC logout confirmation", .serialized)
 struct OIDCLogoutConfirmTests {
     @Test(
-        "without id_token_hint a cross-site GET ends nothing and shows a confirmation form (hosted-page headers); its same-origin POST with the CSRF token ends the session",
+        "without id_token_hint (or with another user's) a cross-site GET ends nothing and shows a confirmation form (hosted-page headers); its same-origin POST with the CSRF token ends the session",
         arguments: StoreKind.available)
     func confirmation(kind: StoreKind) async throws {
         try await OIDCTokenFixture.with(kind) { s in try await OIDCBrowser.with(s) { b in try await Self.confirm(s, b) } }
@@ -26,6 +26,12 @@ struct OIDCLogoutConfirmTests {
                 sourceLocation: sourceLocation)
             #expect(try await s.call(.GET, "/oauth/userinfo", bearer: access).status == 200, sourceLocation: sourceLocation)
         }
+        // Another user's ID token (anyone can get one of their own) is no proof the browser's user asked.
+        let other = try await OIDCTokenFixture.exchange(s, try await OIDCTokenFixture.code(s, user: try await OIDCTokenFixture.user(s)))
+        let othersHint = try #require(other["id_token"])
+        let hintedByOther = try await b.get("/oauth/logout?id_token_hint=" + othersHint, headers: [("Sec-Fetch-Site", "cross-site")])
+        #expect(hintedByOther.status == 200 && hintedByOther.header("Location") == nil && OIDCFixture.csrf(hintedByOther.body) != nil)
+        try await stillSignedIn()
         let query = "?client_id=portal&post_logout_redirect_uri=https%3A%2F%2Fportal.example.com%2Fbye&state=s%201"
         let shown = try await b.get("/oauth/logout" + query, headers: [("Sec-Fetch-Site", "cross-site")])
         #expect(shown.status == 200 && shown.header("Location") == nil && shown.header("Set-Cookie") == nil)

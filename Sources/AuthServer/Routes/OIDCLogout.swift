@@ -8,9 +8,9 @@ import Sessions
 /// session issued through it; then `302 post_logout_redirect_uri?state=…`, or the signed-out page.
 /// A `post_logout_redirect_uri` not registered for the client (or without a known client), an
 /// `id_token_hint` this server did not issue, or a `client_id` other than the hint's: the 400
-/// error page, and nothing is ended. Without a valid `id_token_hint` (RP-initiated logout 1.0
-/// §2: the request may come from anyone) a browser with an OP session gets a confirmation page
-/// first, and only its same-origin post with the CSRF token ends anything.
+/// error page, and nothing is ended. Without a valid `id_token_hint` of the browser's own user
+/// (RP-initiated logout 1.0 §2: the request may come from anyone) a browser with an OP session
+/// gets a confirmation page first, and only its same-origin post with the CSRF token ends anything.
 struct OIDCLogoutRoutes: Sendable {
     let server: AuthServer
 
@@ -36,11 +36,14 @@ struct OIDCLogoutRoutes: Sendable {
             guard let named = server.config.oidcClients[id] else { return page(.error(message: "The client is not known to this server.")) }
             client = named
         }
-        let hinted = param("id_token_hint") != nil
+        var hintedUser: String?
         if let hint = param("id_token_hint") {
-            guard let audience = await server.verifyIDTokenHint(hint)?.audience.first, let hinted = server.config.oidcClients[audience] else {
+            guard let claims = await server.verifyIDTokenHint(hint), let audience = claims.audience.first,
+                let hinted = server.config.oidcClients[audience]
+            else {
                 return page(.error(message: "The id_token_hint was not issued by this server."))
             }
+            hintedUser = claims.subject
             if let client, client.id != hinted.id { return page(.error(message: "The client_id differs from the id_token_hint's client.")) }
             client = hinted
         }
@@ -59,8 +62,13 @@ struct OIDCLogoutRoutes: Sendable {
         let apps = client.map { [$0.app] } ?? server.config.apps.keys.sorted()
         let tokens = apps.compactMap { app in OPSessionCookie.token(in: cookies, app: app, secure: secure).map { (app, $0) } }
         // RP-initiated logout 1.0 §2: without an id_token_hint the request may come from anyone
-        // (a cross-site link): the user confirms on a page of this server first.
-        if !hinted, !tokens.isEmpty {
+        // (a cross-site link): the user confirms on a page of this server first. So does a hint
+        // naming another user than the browser's: anyone can hold an ID token of their own.
+        var hintNamesTheBrowsersUser = hintedUser != nil
+        for (app, token) in tokens where hintNamesTheBrowsersUser {
+            hintNamesTheBrowsersUser = try await server.store.opSession(token: token, app: app, at: now)?.userID == hintedUser
+        }
+        if !hintNamesTheBrowsersUser, !tokens.isEmpty {
             let csrf = Self.confirmationToken(tokens.map(\.1))
             let confirmed =
                 request.method == .post && OIDCCSRF.matches(param(OIDCPages.csrfField), expected: csrf)
