@@ -30,7 +30,10 @@ public final class ServeProcess: @unchecked Sendable {
         process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
         process.standardInput = FileHandle.nullDevice
-        process.terminationHandler = { [weak self] p in self?.exited.withLock { $0 = p.terminationStatus } }
+        process.terminationHandler = { [weak self] p in
+            p.waitUntilExit()  // at once; drops the run-loop source through which the Process retains itself
+            self?.exited.withLock { $0 = p.terminationStatus }
+        }
         try process.run()
     }
 

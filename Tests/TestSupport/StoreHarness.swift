@@ -120,7 +120,10 @@ public func runProcess(
     process.standardInput = input.read
     let outData = drain(out.read), errData = drain(err.read)
     let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-        process.terminationHandler = { p in continuation.resume(returning: p.terminationStatus) }
+        process.terminationHandler = { p in
+            p.waitUntilExit()  // at once; drops the run-loop source through which the Process retains itself
+            continuation.resume(returning: p.terminationStatus)
+        }
         do {
             try process.run()
         } catch {

@@ -121,7 +121,12 @@ public struct MailDelivery: Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         return try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            process.terminationHandler = { p in
+                // Returns at once (the process has ended) and drops the run-loop source through
+                // which Foundation's Process retains itself: without it, each mail sent leaked a Process.
+                p.waitUntilExit()
+                continuation.resume(returning: p.terminationStatus)
+            }
             do {
                 try process.run()
             } catch {
