@@ -105,7 +105,7 @@ extension OIDCTokenFixture {
         do {
             var request = HTTPClientRequest(url: s.baseURL + path)
             for (n, v) in headers { request.headers.add(name: n, value: v) }
-            let response = try await client.execute(request, timeout: .seconds(30))
+            let response = try await client.execute(request, timeout: .seconds(90))
             let bytes = try await response.body.collect(upTo: 1 << 20)
             try await client.shutdown()
             return LiveServer.Answer(

@@ -111,7 +111,7 @@ final class OIDCBrowser: @unchecked Sendable {
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
         for (n, v) in headers { request.headers.add(name: n, value: v) }
         if !cookies.isEmpty { request.headers.add(name: "Cookie", value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")) }
-        let response = try await client.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: .seconds(90))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         for value in response.headers["Set-Cookie"] {
             setCookies.append(value)

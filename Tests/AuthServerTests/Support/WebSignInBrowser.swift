@@ -26,7 +26,7 @@ enum WebSignInBrowser {
         request.method = method
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
         if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
-        let response = try await client.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: .seconds(90))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         return LiveServer.Answer(
             status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: String(buffer: bytes))
