@@ -56,7 +56,7 @@ func call(_ url: String, method: HTTPMethod = .GET, headers: [(String, String)] 
     request.method = method
     for (name, value) in headers { request.headers.add(name: name, value: value) }
     if let body { request.body = .bytes(ByteBuffer(string: body)) }
-    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(15))
+    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(90))
     let bytes = try await response.body.collect(upTo: 1 << 20)
     return Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
 }
