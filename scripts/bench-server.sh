@@ -2,7 +2,7 @@
 # `make bench-server`: tokentool serve under wrk on loopback, each figure beside its floor from the same run.
 #
 #   scripts/bench-server.sh [--seconds S] [--connections C] [--repeat R] [--stores "sqlite postgres"]
-#                           [--instances "1 2"] [--rows "login refresh refresh-rotate profile jwks middleware"]
+#                           [--instances "1 2"] [--rows "login refresh refresh-rotate profile jwks middleware code-flow userinfo"]
 #                           [--quick] [--overload] [--soak SECONDS]
 #
 # Rows (requests/s, p50 and p99 latency from wrk --latency; R runs of each row, the median kept):
@@ -18,6 +18,12 @@
 #   profile         GET …/auth/profile with an access token (live-checked against the store)
 #   jwks            GET /.well-known/jwks.json of the server (the key ring's document, kept between reads)
 #   middleware      GET /protected of bench-floor behind AccessTokenMiddleware (the server's JWKS, the cache)
+#   code-flow       whole OpenID Connect code flows of a browser already signed in (scripts/wrk/code-flow.lua):
+#                   GET /oauth/authorize with the OP session cookie and PKCE (302 with a code), then POST
+#                   /oauth/token (200: ID token RS256, access and refresh token); flows/s, latency per request.
+#                   Beside floor-login (the store work of a new sign-in) and floor-http; no target of its
+#                   own: ../shared/bench/peers/glewlwyd/run.sh puts the same flows beside Glewlwyd's
+#   userinfo        GET /oauth/userinfo with an OIDC access token (checked live, the user read)
 # with 1 and 2 server instances (2: one PostgreSQL database, or one SQLite file; as many bench-floors
 # for floor-http and middleware), wrk's connections split between them. The ratio column is a row's
 # requests/s over its floor's; the target column is the project's targets (docs/performance.md: middleware 80 % of floor-http, profile
@@ -40,7 +46,7 @@ CONNECTIONS=32
 REPEAT=1
 STORES="sqlite postgres"
 INSTANCES="1 2"
-ROWS_WANTED="login refresh refresh-rotate profile jwks middleware"
+ROWS_WANTED="login refresh refresh-rotate profile jwks middleware code-flow userinfo"
 OVERLOAD=0
 SOAK=0
 while [ $# -gt 0 ]; do
@@ -54,7 +60,7 @@ while [ $# -gt 0 ]; do
         --quick) SECONDS_PER_ROW=3; STORES=sqlite; INSTANCES=1; REPEAT=1; shift ;;
         --overload) OVERLOAD=1; shift ;;
         --soak) SOAK=$2; shift 2 ;;
-        *) sed -n '2,32p' "$0" >&2; exit 2 ;;
+        *) sed -n '2,38p' "$0" >&2; exit 2 ;;
     esac
 done
 BIN=${TOKENTOOL:-$ROOT/.build/release/tokentool}
@@ -109,11 +115,23 @@ config() {
   "master_key_file": "$WORK/master.key",
   "limits": { "login_per_address": "100000/1s", "anonymous_per_address": "100000/1s" },
   "apps": {
-    "bench-keep": { "refresh_rotation": false, "providers": { "anon-user": {} } },
+    "bench-keep": { "refresh_rotation": false, "providers": { "anon-user": {}, "local-userpass": { "auto_confirm": true } } },
     "bench-rotate": { "refresh_rotation": true, "providers": { "anon-user": {} } }
+  },
+  "clients": {
+    "bench-rp": { "app": "bench-keep", "secret_file": "$WORK/rp.secret", "redirect_uris": ["http://127.0.0.1/cb"],
+                  "first_party": true, "require_pkce": true }
   }
 }
 EOF
+}
+
+# oidc_signin URL: the relying party's user signs in once through the hosted login page
+# (scripts/oidc/flows.py): the OP session cookie into $WORK/op.cookie, an OIDC access token into $WORK/oidc.access.
+oidc_signin() {
+    python3 "$ROOT/scripts/oidc/flows.py" signin --url "$1" --app bench-keep --client bench-rp --secret-file "$WORK/rp.secret" \
+        --redirect http://127.0.0.1/cb --email bench@example.com --password-file "$WORK/user.password" \
+        --cookie-out "$WORK/op.cookie" --access-out "$WORK/oidc.access"
 }
 
 # login URL APP: one anonymous login; prints the JSON answer.
@@ -140,6 +158,8 @@ cmd_of() {
         profile) echo "wrk -s get-bearer.lua GET $BASE/auth/profile" ;;
         jwks) echo "wrk -s plain.lua GET /.well-known/jwks.json" ;;
         middleware) echo "wrk -s get-bearer.lua GET /protected (bench-floor --jwks the server's)" ;;
+        code-flow) echo "wrk -s code-flow.lua GET /oauth/authorize (OP session cookie) + POST /oauth/token: flows/s" ;;
+        userinfo) echo "wrk -s get-bearer.lua GET /oauth/userinfo (an OIDC access token)" ;;
     esac
 }
 
@@ -204,6 +224,9 @@ overload() {
 }
 
 head -c 32 /dev/urandom > "$WORK/master.key"
+python3 -c 'import secrets; print(secrets.token_urlsafe(32))' > "$WORK/rp.secret"
+python3 -c 'import secrets; print(secrets.token_urlsafe(24))' > "$WORK/user.password"
+chmod 600 "$WORK/rp.secret" "$WORK/user.password"
 : > "$WORK/overload.rows"
 chmod 600 "$WORK/master.key"
 : > "$WORK/rows"
@@ -277,10 +300,10 @@ EOF
                     | python3 -c 'import json,sys; v=[json.loads(l) for l in sys.stdin if l.strip()][0]; print(json.dumps({"rps": round(v.get("ops_per_sec", 0), 1), "p50_ms": None, "p99_ms": None, "requests": 0, "errors": 0}))')
                 say "  floor-sign: $r"; record "$store" "$n" floor-sign - - "$r"
             fi
-            wanted login && { s=$(store_floor login "$location"); record "$store" "$n" floor-login - - "$s"; }
+            { wanted login || wanted code-flow; } && { s=$(store_floor login "$location"); record "$store" "$n" floor-login - - "$s"; }
             wanted refresh && { s=$(store_floor refresh "$location"); record "$store" "$n" floor-refresh - - "$s"; }
             wanted refresh-rotate && { s=$(store_floor rotate "$location"); record "$store" "$n" floor-rotate - - "$s"; }
-            wanted profile && { s=$(store_floor profile "$location"); record "$store" "$n" floor-profile - - "$s"; }
+            { wanted profile || wanted userinfo; } && { s=$(store_floor profile "$location"); record "$store" "$n" floor-profile - - "$s"; }
         fi
         urls() { local u; for u in "${servers[@]}"; do echo "$u$1"; done; }
         if wanted login; then
@@ -306,6 +329,17 @@ EOF
         if wanted middleware; then
             s=$(BEARER=$ACCESS wrk_row middleware get-bearer.lua "${floors_mw[@]}")
             record "$store" "$n" middleware floor-http 0.8 "$s"
+        fi
+        if wanted code-flow || wanted userinfo; then oidc_signin "${servers[0]}"; fi
+        if wanted code-flow; then
+            s=$(COOKIE=$(cat "$WORK/op.cookie") CLIENT_ID=bench-rp REDIRECT_URI=http://127.0.0.1/cb \
+                CLIENT_BASIC=$(printf 'bench-rp:%s' "$(cat "$WORK/rp.secret")" | base64 -w0) \
+                wrk_row code-flow code-flow.lua $(urls ""))
+            record "$store" "$n" code-flow floor-login - "$s"
+        fi
+        if wanted userinfo; then
+            s=$(BEARER=$(cat "$WORK/oidc.access") wrk_row userinfo get-bearer.lua $(urls /oauth/userinfo))
+            record "$store" "$n" userinfo floor-http 0.5 "$s"
         fi
         if [ "$OVERLOAD" = 1 ] && [ "$n" = 1 ]; then
             for row in login refresh; do
@@ -343,7 +377,8 @@ f = lambda v: "-" if v is None else ("%.2f" % v if v < 100 else "%.0f" % v)
 print("%d connections, %s s per row, median of %s run(s); load average %s at the start, %s at the end; %d cores"
       % (int(sys.argv[4]), sys.argv[5], sys.argv[6], meta.get("start_load"), meta.get("end_load"), os.cpu_count()))
 print()
-STORE_FLOOR = {"login": "floor-login", "refresh": "floor-refresh", "refresh-rotate": "floor-rotate", "profile": "floor-profile"}
+STORE_FLOOR = {"login": "floor-login", "refresh": "floor-refresh", "refresh-rotate": "floor-rotate", "profile": "floor-profile",
+               "code-flow": "floor-login", "userinfo": "floor-profile"}
 print("| store | inst | row | req/s | p50 ms | p99 ms | errors | floor | floor req/s | ratio | target | met | store floor req/s | ratio to it |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for store, n, name, floor, target, summary, cmd in rows:

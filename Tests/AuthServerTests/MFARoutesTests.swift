@@ -36,6 +36,11 @@ struct MFARoutesTests {
     static func enrolled(_ s: LiveServer, _ email: String = "ada@example.com") async throws -> (secret: String, codes: [String], access: String) {
         let registered = try await s.call(.POST, userpass + "/register", body: json(["email": email, "password": "correct horse"]))
         #expect(registered.status == 201, "\(registered.body)")
+        return try await enableTOTP(s, email)
+    }
+
+    /// Signs the registered `email` in through the API and turns TOTP on: the base32 secret, the recovery codes and the access token.
+    static func enableTOTP(_ s: LiveServer, _ email: String) async throws -> (secret: String, codes: [String], access: String) {
         let access = try #require(try await login(s, email)["access_token"])
         let enrolment = try await s.call(.POST, mfa + "/totp", bearer: access)
         #expect(enrolment.status == 200 && enrolment.header("Cache-Control") == "no-store", "\(enrolment.body)")

@@ -1,4 +1,6 @@
+import CLIHarness
 import Foundation
+import JOSE
 import Testing
 @testable import AuthServer
 import Sessions
@@ -8,11 +10,12 @@ import Sessions
 /// cross-site check, escaping of what the request and the config put on the page.
 @Suite struct OIDCLoginPageTests {
     /// A login page of a new flow for `client`, its URL and CSRF token.
-    static func openLogin(_ b: OIDCBrowser, client: String = "portal", redirect: String = "https://portal.example.com/cb", hint: String? = nil)
-        async throws -> (url: String, csrf: String, body: String)
-    {
+    static func openLogin(
+        _ b: OIDCBrowser, client: String = "portal", redirect: String = "https://portal.example.com/cb", hint: String? = nil, scope: String? = nil
+    ) async throws -> (url: String, csrf: String, body: String) {
         var pairs = [("response_type", "code"), ("client_id", client), ("redirect_uri", redirect)]
         if let hint { pairs.append(("login_hint", hint)) }
+        if let scope { pairs.append(("scope", scope)) }
         let start = try await b.get("/oauth/authorize" + OIDCFixture.query(pairs))
         let url = try #require(start.header("Location"))
         let page = try await b.get(url)
@@ -47,24 +50,103 @@ import Sessions
     }
 
     @Test(
-        "an account with a second factor is not signed in by its password alone: the page says so, no OP session, no code",
-        arguments: StoreKind.available)
-    func secondFactorNotSkipped(kind: StoreKind) async throws {
+        "an account with a second factor: the password leads to the code page, nothing signed in yet; a wrong code asks again; the right one signs in with amr pwd otp mfa; a recovery code too",
+        .enabled(if: ExternalTool.oathtool, "oathtool is missing (make deps installs it)"), arguments: StoreKind.available)
+    func secondStep(kind: StoreKind) async throws {
         try await OIDCFixture.with(kind) { s in
-            _ = try await MFARoutesTests.enrolled(s, "second@example.com")
+            let (secret, recoveryCodes, _) = try await MFARoutesTests.enrolled(s, "second@example.com")
+            let password = [("email", "second@example.com"), ("password", "correct horse")]
+            let authorize = "/oauth/authorize" + OIDCFixture.query([("response_type", "code"), ("client_id", "portal"), ("scope", "openid")])
+            /// The code page after the password: its step token.
+            func codePage(_ b: OIDCBrowser, _ url: String, _ csrf: String) async throws -> String {
+                let a = try await b.post(url, [("csrf", csrf)] + password)
+                #expect(a.status == 200 && a.header("Location") == nil && b.setCookies.isEmpty, "\(a.status) \(a.body)")
+                #expect(a.body.contains(#"autocomplete="one-time-code""#) && !a.body.contains(#"name="password""#))
+                OIDCAuthorizeTests.expectPageHeaders(a)
+                return String(try #require(a.body.firstMatch(of: /name="mfa_token" value="([^"]+)"/)?.output.1))
+            }
+            func idTokenClaims(_ answer: LiveServer.Answer) async throws -> ClaimSet {
+                #expect(answer.status == 303, "\(answer.status) \(answer.body.prefix(300))")
+                let code = try #require(OIDCFixture.parameters(answer.header("Location"))["code"])
+                let tokens = try await s.form(
+                    "/oauth/token", [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "https://portal.example.com/cb")],
+                    headers: [OIDCTokenFixture.basic()])
+                return try await OIDCTokenFixture.verifyIDToken(s, try #require(tokens["id_token"]))
+            }
+            try await OIDCBrowser.with(s) { b in
+                let (url, csrf, _) = try await Self.openLogin(b, scope: "openid")
+                let token = try await codePage(b, url, csrf)
+                // Nothing is signed in yet: another request asks for the login page.
+                #expect(try await b.get(authorize).header("Location")?.contains("/oauth/login?flow=") == true)
+                let now = Int64(Date().timeIntervalSince1970)
+                let stale = try await ExternalTool.oathtoolCode(secret, at: now - 600)
+                let wrong = try await b.post(url, [("csrf", csrf), ("mfa_token", token), ("code", stale)])
+                #expect(wrong.status == 401 && wrong.body.contains("The code is wrong") && wrong.body.contains(token) && b.setCookies.isEmpty)
+                #expect(try await b.post(url, [("csrf", "x"), ("mfa_token", token), ("code", stale)]).status == 403)
+                let forged = try await b.post(url, [("csrf", csrf), ("mfa_token", "forged"), ("code", stale)])
+                #expect(forged.status == 401 && forged.body.contains(#"name="password""#))
+                let right = try await ExternalTool.oathtoolCode(secret, at: now + 30)
+                let claims = try await idTokenClaims(try await b.post(url, [("csrf", csrf), ("mfa_token", token), ("code", right)]))
+                #expect(claims["amr"] == ["pwd", "otp", "mfa"] && claims["acr"] == "urn:tokentool:acr:mfa", "\(claims)")
+                #expect(!b.setCookies.isEmpty)
+                // The flow ended with its code: posting the step again is the 400 page.
+                #expect(try await b.post(url, [("csrf", csrf), ("mfa_token", token), ("code", right)]).status == 400)
+            }
+            try await OIDCBrowser.with(s) { b in
+                let (url, csrf, _) = try await Self.openLogin(b, scope: "openid")
+                let token = try await codePage(b, url, csrf)
+                let claims = try await idTokenClaims(try await b.post(url, [("csrf", csrf), ("mfa_token", token), ("code", recoveryCodes[0])]))
+                #expect(claims["amr"] == ["pwd", "otp", "mfa"])
+            }
+        }
+    }
+
+    @Test(
+        "step-up: acr_values mfa over a password-only OP session asks for the code alone, then answers at once; prompt=none is interaction_required; a user with no factor gets unmet_authentication_requirements",
+        .enabled(if: ExternalTool.oathtool, "oathtool is missing (make deps installs it)"), arguments: StoreKind.available)
+    func stepUp(kind: StoreKind) async throws {
+        try await OIDCFixture.with(kind) { s in
+            func authorize(_ extra: [(String, String)]) -> String {
+                "/oauth/authorize" + OIDCFixture.query([("response_type", "code"), ("client_id", "portal"), ("scope", "openid")] + extra)
+            }
+            let mfa = [("acr_values", "urn:tokentool:acr:mfa")]
+            for email in ["second@example.com", "plain@example.com"] {
+                let registered = try await s.call(
+                    .POST, MFARoutesTests.userpass + "/register", body: MFARoutesTests.json(["email": email, "password": "correct horse"]))
+                #expect(registered.status == 201)
+            }
             try await OIDCBrowser.with(s) { b in
                 let (url, csrf, _) = try await Self.openLogin(b)
-                let a = try await b.post(url, [("csrf", csrf), ("email", "second@example.com"), ("password", "correct horse")])
-                #expect(a.status == 401 && a.header("Location") == nil && b.setCookies.isEmpty, "\(a.status) \(a.body)")
-                #expect(a.body.contains("second factor"))
-                // Nothing was signed in: the next authorization asks for the login page again.
-                let again = try await b.get(
-                    "/oauth/authorize"
-                        + OIDCFixture.query([
-                            ("response_type", "code"), ("client_id", "portal"),
-                            ("redirect_uri", "https://portal.example.com/cb"),
-                        ]))
-                #expect(again.status == 302 && again.header("Location")?.contains("/oauth/login?flow=") == true)
+                let first = try await b.post(url, [("csrf", csrf), ("email", "second@example.com"), ("password", "correct horse")])
+                #expect(first.status == 303 && first.header("Location")?.contains("code=") == true)
+                let (secret, _, _) = try await MFARoutesTests.enableTOTP(s, "second@example.com")
+                let none = try await b.get(authorize(mfa + [("prompt", "none")]))
+                #expect(OIDCFixture.parameters(none.header("Location"))["error"] == "interaction_required")
+                let start = try await b.get(authorize(mfa))
+                let page = try await b.get(try #require(start.header("Location")))
+                #expect(page.status == 200 && page.body.contains(#"autocomplete="one-time-code""#) && !page.body.contains(#"name="password""#))
+                let token = String(try #require(page.body.firstMatch(of: /name="mfa_token" value="([^"]+)"/)?.output.1))
+                let pageCSRF = try #require(OIDCFixture.csrf(page.body))
+                let code = try await ExternalTool.oathtoolCode(secret, at: Int64(Date().timeIntervalSince1970) + 30)
+                let done = try await b.post(try #require(start.header("Location")), [("csrf", pageCSRF), ("mfa_token", token), ("code", code)])
+                #expect(done.status == 303, "\(done.status) \(done.body.prefix(300))")
+                let tokens = try await s.form(
+                    "/oauth/token",
+                    [
+                        ("grant_type", "authorization_code"), ("code", try #require(OIDCFixture.parameters(done.header("Location"))["code"])),
+                        ("redirect_uri", "https://portal.example.com/cb"),
+                    ], headers: [OIDCTokenFixture.basic()])
+                let claims = try await OIDCTokenFixture.verifyIDToken(s, try #require(tokens["id_token"]))
+                #expect(claims["amr"] == ["pwd", "otp", "mfa"] && claims["acr"] == "urn:tokentool:acr:mfa", "\(claims)")
+                // The OP session has the second factor now: the next step-up request answers at once.
+                #expect(OIDCFixture.parameters(try await b.get(authorize(mfa + [("prompt", "none")])).header("Location"))["code"] != nil)
+            }
+            try await OIDCBrowser.with(s) { b in
+                let start = try await b.get(authorize(mfa))
+                let url = try #require(start.header("Location"))
+                let csrf = try #require(OIDCFixture.csrf(try await b.get(url).body))
+                let refused = try await b.post(url, [("csrf", csrf), ("email", "plain@example.com"), ("password", "correct horse")])
+                #expect(refused.status == 303 && OIDCFixture.parameters(refused.header("Location"))["error"] == "unmet_authentication_requirements")
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Sessions
 
 /// An authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1) that passed every check that
 /// needs no browser session: its client, redirect URI, PKCE challenge and scopes are settled.
@@ -30,6 +31,9 @@ public struct OIDCAuthorizationRequest: Sendable {
     public var idTokenHint: String?
     /// `acr_values`, in request order.
     public var acrValues: [String]
+
+    /// `true` when `acr_values` asks for a second factor (`urn:tokentool:acr:mfa`): a step-up.
+    public var requiresMFA: Bool { acrValues.contains(SessionSignIn.acrMFA) }
 
     /// With `openid`, an OpenID Connect request (an ID token is issued); without, plain OAuth 2.0.
     public var isOpenID: Bool { scopes.contains("openid") }

@@ -78,6 +78,8 @@ public struct OIDCLoginFlow: Codable, Sendable, Hashable {
     public var loginHint: String?
     /// The `sub` of a verified `id_token_hint`: whoever signs in must be that user.
     public var hintedSubject: String?
+    /// `acr_values` (absent from flows stored before it was kept: none).
+    public var acrValues: [String]?
     /// The forms' CSRF token (``OIDCCSRF``).
     public var csrf: String
     /// When the flow started (Unix seconds).
@@ -87,7 +89,7 @@ public struct OIDCLoginFlow: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case version = "v", binding = "request", state, prompt, maxAge = "max_age", loginHint = "login_hint", hintedSubject = "hinted_sub",
-            csrf, created
+            acrValues = "acr_values", csrf, created
     }
 
     /// The flow of a checked request, with a new CSRF token.
@@ -100,6 +102,7 @@ public struct OIDCLoginFlow: Codable, Sendable, Hashable {
         maxAge = request.maxAge
         loginHint = request.loginHint
         self.hintedSubject = hintedSubject
+        acrValues = request.acrValues.isEmpty ? nil : request.acrValues
         csrf = try OIDCCSRF.make()
         self.created = created
     }
@@ -112,7 +115,7 @@ public struct OIDCLoginFlow: Codable, Sendable, Hashable {
             client: client, redirectURI: binding.redirectURI, redirectURIWasSent: binding.redirectURIWasSent, scopes: binding.scopes,
             state: state, nonce: binding.nonce, codeChallenge: binding.codeChallenge,
             prompt: Set(prompt.compactMap(OIDCAuthorizationRequest.Prompt.init(rawValue:))), maxAge: maxAge, loginHint: loginHint,
-            idTokenHint: nil, acrValues: [])
+            idTokenHint: nil, acrValues: acrValues ?? [])
     }
 }
 

@@ -19,6 +19,12 @@ extension OPSession {
         }
         return out.count >= 2 ? out + ["mfa"] : out
     }
+
+    /// Login method names whose ``amr(of:)`` gives back `amr` (`mfa` dropped): how a step-up
+    /// carries the OP session's first sign-in into its second step.
+    static func methods(reproducing amr: [String]) -> [String] {
+        amr.compactMap { ["pwd": "local-userpass", "fed": "custom-token", "otp": "totp"][$0] }
+    }
 }
 
 extension SessionStore {

@@ -13,6 +13,8 @@ public enum OIDCPages {
     /// What a page shows.
     public enum Page: Sendable, Hashable {
         case login(Login)
+        /// The login's second step: the code of the account's second factor.
+        case secondFactor(SecondFactor)
         case consent(Consent)
         /// A request that cannot go back to the client (an unknown client, a redirect URI that is
         /// missing or not registered, an unknown, used or expired flow): the message, and no link.
@@ -52,6 +54,31 @@ public enum OIDCPages {
         }
     }
 
+    /// The second step of a password sign-in for an account with a second factor: one field for
+    /// a TOTP code or a recovery code, and the password step's single-use token; it posts to the
+    /// login page's own URL.
+    public struct SecondFactor: Sendable, Hashable {
+        public var clientName: String
+        /// The form's ``OIDCCSRF`` token (the flow's).
+        public var csrf: String
+        /// The password step's token (a hidden field).
+        public var token: String
+        /// ``LoginMessage/wrongCode`` or ``LoginMessage/wait(seconds:)``, or none.
+        public var message: LoginMessage?
+
+        public init(clientName: String, csrf: String, token: String, message: LoginMessage? = nil) {
+            self.clientName = clientName
+            self.csrf = csrf
+            self.token = token
+            self.message = message
+        }
+    }
+
+    /// The name of the second step's hidden field that carries the password step's token.
+    public static let secondStepField = "mfa_token"
+    /// The name of the second step's code field.
+    public static let codeField = "code"
+
     /// Why the login page comes back.
     public enum LoginMessage: Sendable, Hashable {
         /// One message for an unknown email and a wrong password alike.
@@ -68,8 +95,8 @@ public enum OIDCPages {
         case otherAccount
         /// The account is disabled.
         case disabled
-        /// The password was right, but the account has a second factor, which this page does not ask for yet.
-        case secondFactorRequired
+        /// The second step's code was wrong, used or stale.
+        case wrongCode
     }
 
     /// A "Continue with …" link of the login page.
@@ -141,6 +168,7 @@ public enum OIDCPages {
         switch page {
         case .error: 400
         case .login(let login) where login.message.map({ if case .wait = $0 { true } else { false } }) == true: 429
+        case .secondFactor(let step) where step.message.map({ if case .wait = $0 { true } else { false } }) == true: 429
         default: 200
         }
     }
@@ -176,6 +204,19 @@ public enum OIDCPages {
                     <button type="submit" name="\(decisionField)" value="\(allow)">Allow</button>\
                     <button type="submit" class="alt" name="\(decisionField)" value="\(deny)">Deny</button></form>
                     """)
+        case .secondFactor(let f):
+            let message = f.message.map { "<p class=\"error\" id=\"problem\">\(escape(text(of: $0)))</p>" } ?? ""
+            return AccountPages.document(
+                title: "Second step", app: app,
+                body: """
+                    \(message)<p>to continue to <strong id="client">\(escape(f.clientName))</strong>: enter the code from your \
+                    authenticator app, or one of your recovery codes.</p>\
+                    <form method="post">\(csrfInput(f.csrf))\
+                    <input type="hidden" name="\(secondStepField)" value="\(escape(f.token))">\
+                    <label for="code">Code</label>\
+                    <input type="text" id="code" name="\(codeField)" autocomplete="one-time-code" required maxlength="64" autofocus>\
+                    <button type="submit">Continue</button></form>
+                    """)
         case .login(let l):
             let message = l.message.map { "<p class=\"error\" id=\"problem\">\(escape(text(of: $0)))</p>" } ?? ""
             let action = l.action.map { " action=\"\(escape($0))\"" } ?? ""
@@ -208,7 +249,7 @@ public enum OIDCPages {
         case .upstream(let why): why
         case .otherAccount: "The app asked for another account: sign in with that one."
         case .disabled: "This account is disabled."
-        case .secondFactorRequired: "This account signs in with a second factor, which this page cannot ask for yet: sign in through the app."
+        case .wrongCode: "The code is wrong, already used or too old."
         }
     }
 }

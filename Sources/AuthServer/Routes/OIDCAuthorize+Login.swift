@@ -12,6 +12,7 @@ import Sessions
 extension OIDCAuthorizeRoutes {
     func loginPage(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
         guard let resumed = try await resume(request, context) else { return Self.unknownFlow }
+        if let page = try await stepUpPage(resumed, request) { return page }
         return loginPage(resumed, email: resumed.flow.loginHint, message: nil)
     }
 
@@ -21,6 +22,7 @@ extension OIDCAuthorizeRoutes {
         let email = String((fields["email"] ?? "").prefix(PasswordRule.maxEmailBytes))
         guard isFromOwnPage(request, fields, resumed) else { return loginPage(resumed, email: email, message: .expiredForm, status: 403) }
         let app = try server.app(resumed.request.client.app)
+        if fields[OIDCPages.secondStepField] != nil { return try await secondStep(resumed, fields, app: app, request, context) }
         let authentication: Authentication
         do {
             try await server.throttle("login_addr:" + (context.clientAddress ?? ""), server.config.limits.loginPerAddress, context)
@@ -37,11 +39,8 @@ extension OIDCAuthorizeRoutes {
                 throw e
             }
         }
-        // A password alone never signs in an account that has a second factor: the OP session and its
-        // codes would otherwise skip what the App Services login asks for (MFARequired).
-        if try await app.sessions.hasSecondFactor(userID: authentication.userID) {
-            return loginPage(resumed, email: email, message: .secondFactorRequired, status: 401)
-        }
+        // A password alone never signs in an account that has a second factor: its second page comes first.
+        if let page = try await secondFactorPage(resumed, authentication, app: app) { return page }
         return try await signedIn(resumed, authentication, app: app, request, email: email)
     }
 
@@ -57,6 +56,12 @@ extension OIDCAuthorizeRoutes {
     ) async throws -> Response {
         if let hinted = resumed.flow.hintedSubject, hinted != authentication.userID {
             return loginPage(resumed, email: email, message: .otherAccount, action: action)
+        }
+        if resumed.request.requiresMFA, !OPSession.amr(of: authentication.methods).contains("mfa") {
+            // acr_values asked for a second factor: its page (a web sign-in's too), or the error for a user with none.
+            if let page = try await secondFactorPage(resumed, authentication, app: app) { return page }
+            let refusal = resumed.request.error("unmet_authentication_requirements", "the user has no second factor", issuer: issuer)
+            return Self.redirect(refusal.location, status: .seeOther)
         }
         let user = try await server.store.read { tx in try await tx.user(id: authentication.userID) }
         guard let user, user.disabledAt == nil else { return loginPage(resumed, email: email, message: .disabled, action: action) }

@@ -72,6 +72,17 @@ struct OIDCAuthorizeRoutes: Sendable {
             let (handle, _) = try await server.store.startLoginFlow(a, hintedSubject: hinted, at: time)
             return Self.redirect(pageURL(Self.loginPath, handle))
         }
+        if a.requiresMFA, !session.amr.contains("mfa") {
+            // A step-up: the second factor is asked for on the login page of a new flow.
+            guard try await server.app(a.client.app).sessions.hasSecondFactor(userID: session.userID) else {
+                return Self.redirect(a.error("unmet_authentication_requirements", "the user has no second factor", issuer: issuer).location)
+            }
+            if a.prompt.contains(.none) {
+                return Self.redirect(a.error("interaction_required", "the second factor must be asked for", issuer: issuer).location)
+            }
+            let (handle, _) = try await server.store.startLoginFlow(a, hintedSubject: hinted, at: time)
+            return Self.redirect(pageURL(Self.loginPath, handle))
+        }
         if try await needsConsent(a, userID: session.userID) {
             if a.prompt.contains(.none) {
                 return Self.redirect(a.error("consent_required", "the user has not allowed this client", issuer: issuer).location)

@@ -1,0 +1,99 @@
+import Foundation
+import Hummingbird
+import JOSE
+import Sessions
+
+extension OneTimeTokenPurpose {
+    /// The hosted login's second step: a sign-in of a user with a second factor, waiting for the
+    /// code. Subject: the user; payload: the login flow's handle, a space, and the first step's
+    /// login methods, comma-separated.
+    static let opSecondFactor = OneTimeTokenPurpose(rawValue: "op-mfa")
+}
+
+/// The hosted login page's second step. After a right password for an account with a second
+/// factor, the page asks for a code (field `code`: a TOTP code, or a recovery code in the same
+/// field), carrying a single-use token of that password step (5 minutes, bound to the flow) and
+/// posting to the login page's own URL. A right code signs the OP session in with `amr`
+/// `["pwd","otp","mfa"]` and the flow goes on; a wrong one shows the page again (401) with the
+/// token still alive, under the second factor's lock (429 with `Retry-After`); a dead token is
+/// the login page again. A step-up (`acr_values=urn:tokentool:acr:mfa` while the OP session has
+/// one factor, or a web sign-in under it) asks the same page, the first step being the OP
+/// session's or the provider's sign-in.
+extension OIDCAuthorizeRoutes {
+    /// After a right password: the second page for a user with a second factor, else `nil`.
+    /// - Throws: `store_unavailable`, `internal_error` (random generator).
+    func secondFactorPage(_ resumed: OIDCResumedFlow, _ authentication: Authentication, app: AuthServer.AppRuntime) async throws
+        -> Response?
+    {
+        let sessions = app.sessions
+        guard try await sessions.hasSecondFactor(userID: authentication.userID) else { return nil }
+        let time = now
+        let issued = try await sessions.store.transaction { tx in
+            try await tx.issueOneTimeToken(
+                purpose: .opSecondFactor, app: app.config.id, subject: authentication.userID,
+                payload: resumed.handle + " " + authentication.methods.joined(separator: ","), createdAt: time,
+                expiresAt: time + MFALoginRoutes.tokenTTL)
+        }
+        return secondFactorPage(resumed, token: issued.token, message: nil)
+    }
+
+    /// The login page's `GET` of a step-up flow (``OIDCAuthorizationRequest/requiresMFA``) whose
+    /// browser has an OP session of one factor, of the flow's hinted user if it names one, and a
+    /// second factor: the second page straight away. `nil` otherwise (the login page).
+    func stepUpPage(_ resumed: OIDCResumedFlow, _ request: Request) async throws -> Response? {
+        guard resumed.request.requiresMFA, let session = try await liveSession(request, app: resumed.request.client.app),
+            !session.amr.contains("mfa"), resumed.flow.hintedSubject == nil || resumed.flow.hintedSubject == session.userID
+        else { return nil }
+        let first = Authentication(
+            userID: session.userID, methods: OPSession.methods(reproducing: session.amr), time: Date(timeIntervalSince1970: Double(session.authTime)))
+        return try await secondFactorPage(resumed, first, app: try server.app(resumed.request.client.app))
+    }
+
+    /// The post of the second page (`fields` has ``secondStepField``), its CSRF token checked.
+    func secondStep(
+        _ resumed: OIDCResumedFlow, _ fields: [String: String], app: AuthServer.AppRuntime, _ request: Request, _ context: AuthRequestContext
+    ) async throws -> Response {
+        let token = String((fields[OIDCPages.secondStepField] ?? "").prefix(128))
+        let code = String((fields[OIDCPages.codeField] ?? "").prefix(64)).trimmingCharacters(in: .whitespaces)
+        let sessions = app.sessions, appID = app.config.id, time = now
+        let record = try await sessions.store.read { tx in try await tx.lookUpOneTimeToken(token, purpose: .opSecondFactor, app: appID) }
+        let bound = record.map { $0.payload.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false) } ?? []
+        guard let record, record.state(at: time) == .live, bound.count == 2, bound[0] == resumed.handle else {
+            return loginPage(resumed, email: nil, message: .expiredForm, status: 401)
+        }
+        guard !code.isEmpty else { return secondFactorPage(resumed, token: token, message: .wrongCode, status: 401) }
+        let check: MFACheck
+        do {
+            check = try await sessions.checkMFA(userID: record.subject, code: .either(code)) { _, tx in
+                // The token is spent with the code, in one transaction: of two right answers, one signs in.
+                guard case .consumed = try await tx.consumeOneTimeToken(token, purpose: .opSecondFactor, app: appID, at: time) else {
+                    throw TokenError(.authFailed, "the second step was already used")
+                }
+            }
+        } catch let e as TokenError where e.code == .invalidInput || e.code == .authFailed {
+            // The factor was turned off since the password step, or the step was used meanwhile.
+            return loginPage(resumed, email: nil, message: .expiredForm, status: 401)
+        }
+        switch check {
+        case .accepted:
+            let authentication = Authentication(
+                userID: record.subject, methods: bound[1].split(separator: ",").map(String.init) + ["totp"],
+                time: sessions.configuration.clock.now())
+            return try await signedIn(resumed, authentication, app: app, request)
+        case .refused:
+            return secondFactorPage(resumed, token: token, message: .wrongCode, status: 401)
+        case .locked(let after):
+            var page = secondFactorPage(resumed, token: token, message: .wait(seconds: Int(after)), status: 429)
+            page.headers[.retryAfter] = String(after)
+            return page
+        }
+    }
+
+    private func secondFactorPage(_ resumed: OIDCResumedFlow, token: String, message: OIDCPages.LoginMessage?, status: Int? = nil)
+        -> Response
+    {
+        let client = resumed.request.client
+        let page = OIDCPages.SecondFactor(clientName: client.name, csrf: resumed.flow.csrf, token: token, message: message)
+        return Self.page(.secondFactor(page), app: client.app, redirectURI: resumed.request.redirectURI, status: status)
+    }
+}
