@@ -22,7 +22,7 @@
 #                   GET /oauth/authorize with the OP session cookie and PKCE (302 with a code), then POST
 #                   /oauth/token (200: ID token RS256, access and refresh token); flows/s, latency per request.
 #                   Beside floor-login (the store work of a new sign-in) and floor-http; no target of its
-#                   own: ../shared/bench/peers/glewlwyd/run.sh puts the same flows beside Glewlwyd's
+#                   own: the peer benchmark beside Glewlwyd (its glewlwyd/run.sh) runs the same flows against both
 #   userinfo        GET /oauth/userinfo with an OIDC access token (checked live, the user read)
 # with 1 and 2 server instances (2: one PostgreSQL database, or one SQLite file; as many bench-floors
 # for floor-http and middleware), wrk's connections split between them. The ratio column is a row's

@@ -9,7 +9,10 @@ wrong password (one message for a wrong email or password), then the right one, 
 client's redirect URI with code, state and iss: Chromium enforces the page's CSP form-action on
 the redirect that follows the form post, so this checks the sign-in really completes in a
 browser. Then a third-party client's consent page (Allow) lands there too, and the signed-in
-browser gets the first-party client's code at once. A screenshot of each state lands in the
+browser gets the first-party client's code at once. Then the account turns TOTP on (over the
+API, codes by PyPI pyotp): a step-up request (acr_values=urn:tokentool:acr:mfa) shows the code page
+alone, and a new sign-in (prompt=login) asks the password, then the code (a recovery code here),
+each landing at the client without a script on the page. A screenshot of each state lands in the
 output folder.
 Usage: oidc_test.py PATH/TO/tokentool [OUTPUT_DIR]
 """
@@ -19,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from selenium.webdriver.common.by import By
 
 import chromium  # Tests/Browser/chromium.py, beside this file
+import pyotp
 
 APP = "oidc-browser"
 PASSWORD = "browser password 1"
@@ -128,7 +132,39 @@ def main():
         authorize("webapp", "third", prompt="none")
         shot("client-at-once", "back at the client")
         arrived("third")
-        print(f"ok consent and the OP session; screenshots in {out}")
+        print("ok consent and the OP session")
+
+        # TOTP on, over the API; then a step-up asks for the code alone, a new sign-in for both.
+        def api(path, body, token=None):
+            headers = {"Content-Type": "application/json", **({"Authorization": "Bearer " + token} if token else {})}
+            req = urllib.request.Request(base + "/api/client/v2.0" + path, data=json.dumps(body).encode(), method="POST", headers=headers)
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return json.loads(r.read() or b"{}")
+
+        access = api(f"/app/{APP}/auth/providers/local-userpass/login", {"username": email, "password": PASSWORD})["access_token"]
+        totp = pyotp.TOTP(api("/auth/mfa/totp", {}, access)["secret"])
+        recovery = api("/auth/mfa/totp/confirm", {"code": totp.now()}, access)["recovery_codes"]
+
+        def enter_code(code):
+            field = browser.find_element(By.ID, "code")
+            assert field.get_attribute("autocomplete") == "one-time-code"
+            field.send_keys(code)
+            browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+        authorize("webapp", "fourth", acr_values="urn:tokentool:acr:mfa")
+        shot("step-up", "authenticator app")
+        assert not browser.find_elements(By.ID, "password"), "a step-up asks the code alone"
+        enter_code(totp.at(time.time() + 30))  # the next step: the confirming code's step is spent
+        shot("client-stepped-up", "back at the client")
+        arrived("fourth")
+        authorize("webapp", "fifth", prompt="login")
+        shot("login-again", "to continue to Web App")
+        sign_in(PASSWORD)
+        shot("second-factor", "authenticator app")
+        enter_code(recovery[0])
+        shot("client-second-factor", "back at the client")
+        arrived("fifth")
+        print(f"ok the second factor: a step-up and a sign-in with a recovery code; screenshots in {out}")
     finally:
         if browser:
             browser.quit()

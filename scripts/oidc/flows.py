@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Authorization-code flows against `tokentool serve`, for the benchmarks (`make bench-server`'s
-code-flow and userinfo rows, and the code-flow row beside Glewlwyd in ../shared/bench/peers/glewlwyd).
+code-flow and userinfo rows, and the code-flow row of the peer benchmark beside Glewlwyd).
 
     flows.py signin  --url URL --client ID --secret-file F --redirect URI --email E --password-file F
                      [--cookie-out F] [--access-out F] [--refresh-out F] [--count N]
