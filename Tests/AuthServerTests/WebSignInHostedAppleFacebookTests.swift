@@ -37,25 +37,6 @@ struct WebSignInHostedAppleFacebookTests {
         }
     }
 
-    /// The relying party's side of a hosted sign-in's last answer: a `303` to its redirect URI with
-    /// `state`, `iss` and a code, the OP session cookie set; the code exchanged; the ID token's claims.
-    static func relyingParty(_ s: LiveServer, _ done: LiveServer.Answer) async throws -> ClaimSet {
-        #expect(done.status == 303 && done.header("Cache-Control") == "no-store", "\(done.status) \(done.body.prefix(300))")
-        let location = try #require(done.header("Location"))
-        #expect(location.hasPrefix("https://portal.example.com/cb?"), "\(location)")
-        let answer = OIDCFixture.parameters(location)
-        #expect(answer["state"] == "rp-state" && answer["iss"] == s.baseURL && answer["error"] == nil)
-        #expect(done.headers.contains { $0.0.lowercased() == "set-cookie" && $0.1.hasPrefix("tokentool-op-myapp=") && $0.1.contains("HttpOnly") })
-        let token = try await s.form(
-            "/oauth/token",
-            [("grant_type", "authorization_code"), ("code", try #require(answer["code"])), ("redirect_uri", "https://portal.example.com/cb")],
-            headers: [OIDCTokenFixture.basic()])
-        #expect(token.status == 200, "\(token.body)")
-        let jwks = try await s.call(.GET, "/.well-known/jwks.json")
-        let options = VerifierOptions(issuers: [s.baseURL], audiences: ["portal"], requiredClaims: ["sub", "auth_time", "sid"], type: "JWT")
-        return try JWTVerifier(keys: try JWKSet(json: jwks.body), options: options).verify(try #require(token["id_token"])).claims
-    }
-
     @Test(
         "Apple: the button, Apple's form_post to the callback without a cookie, then the client's code for the native Apple login's user",
         arguments: StoreKind.available)
@@ -74,7 +55,7 @@ struct WebSignInHostedAppleFacebookTests {
             let asked = try #require(standIn.web.authorizationRequests.last).query
             #expect(asked["client_id"] == standIn.settings.appleWebClientID && asked["response_mode"] == "form_post")
 
-            let claims = try await Self.relyingParty(s, try await B.postForm(form.action, form.fields))
+            let claims = try await H.relyingParty(s, try await B.postForm(form.action, form.fields))
             #expect(claims.subject == user && claims["amr"] == ["fed"] && claims["nonce"] == "rp-nonce")
             // Posted again (a replayed form): the state is spent, the 400 page, no code.
             let replay = try await B.postForm(form.action, form.fields)
@@ -98,7 +79,7 @@ struct WebSignInHostedAppleFacebookTests {
             let callback = try #require(dialog.header("Location"))
             #expect(callback.hasPrefix(s.baseURL + "/oauth/callback/facebook?"))
 
-            let claims = try await Self.relyingParty(s, try await b.get(callback))
+            let claims = try await H.relyingParty(s, try await b.get(callback))
             #expect(claims.subject == user && claims["amr"] == ["fed"] && claims["nonce"] == "rp-nonce")
             let exchange = try #require(standIn.requests.last { $0.path == "/v19.0/oauth/access_token" }).query
             #expect(exchange["client_id"] == standIn.settings.facebookAppID && exchange["redirect_uri"] == s.baseURL + "/oauth/callback/facebook")

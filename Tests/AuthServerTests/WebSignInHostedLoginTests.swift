@@ -56,6 +56,25 @@ struct WebSignInHostedLoginTests {
         return (url, page.body)
     }
 
+    /// The relying party's side of a hosted sign-in's last answer: a `303` to its redirect URI with
+    /// `state`, `iss` and a code, the OP session cookie set; the code exchanged; the ID token's claims.
+    static func relyingParty(_ s: LiveServer, _ done: LiveServer.Answer) async throws -> ClaimSet {
+        #expect(done.status == 303 && done.header("Cache-Control") == "no-store", "\(done.status) \(done.body.prefix(300))")
+        let location = try #require(done.header("Location"))
+        #expect(location.hasPrefix("https://portal.example.com/cb?"), "\(location)")
+        let answer = OIDCFixture.parameters(location)
+        #expect(answer["state"] == "rp-state" && answer["iss"] == s.baseURL && answer["error"] == nil)
+        #expect(done.headers.contains { $0.0.lowercased() == "set-cookie" && $0.1.hasPrefix("tokentool-op-myapp=") && $0.1.contains("HttpOnly") })
+        let token = try await s.form(
+            "/oauth/token",
+            [("grant_type", "authorization_code"), ("code", try #require(answer["code"])), ("redirect_uri", "https://portal.example.com/cb")],
+            headers: [OIDCTokenFixture.basic()])
+        #expect(token.status == 200, "\(token.body)")
+        let jwks = try await s.call(.GET, "/.well-known/jwks.json")
+        let options = VerifierOptions(issuers: [s.baseURL], audiences: ["portal"], requiredClaims: ["sub", "auth_time", "sid"], type: "JWT")
+        return try JWTVerifier(keys: try JWKSet(json: jwks.body), options: options).verify(try #require(token["id_token"])).claims
+    }
+
     /// The `href` of the page's button with `label`.
     static func button(_ html: String, _ label: String) -> String? {
         html.matches(of: /<a class="alt" href="([^"]*)">([^<]*)<\/a>/).first { $0.output.2 == label }.map {
@@ -114,22 +133,7 @@ struct WebSignInHostedLoginTests {
             let (_, html) = try await Self.loginPage(b)
             let callback = try await Self.throughGoogle(b, html)
             #expect(callback.hasPrefix(s.baseURL + "/oauth/callback/google?"))
-            let done = try await b.get(callback)
-            #expect(done.status == 303 && done.header("Cache-Control") == "no-store", "\(done.status) \(done.body.prefix(300))")
-            let location = try #require(done.header("Location"))
-            #expect(location.hasPrefix("https://portal.example.com/cb?"), "\(location)")
-            let answer = OIDCFixture.parameters(location)
-            #expect(answer["state"] == "rp-state" && answer["iss"] == s.baseURL && answer["error"] == nil)
-            #expect(b.setCookies.contains { $0.contains("HttpOnly") })
-
-            let token = try await s.form(
-                "/oauth/token",
-                [("grant_type", "authorization_code"), ("code", try #require(answer["code"])), ("redirect_uri", "https://portal.example.com/cb")],
-                headers: [OIDCTokenFixture.basic()])
-            #expect(token.status == 200, "\(token.body)")
-            let jwks = try await s.call(.GET, "/.well-known/jwks.json")
-            let options = VerifierOptions(issuers: [s.baseURL], audiences: ["portal"], requiredClaims: ["sub", "auth_time", "sid"], type: "JWT")
-            let claims = try JWTVerifier(keys: try JWKSet(json: jwks.body), options: options).verify(try #require(token["id_token"])).claims
+            let claims = try await Self.relyingParty(s, try await b.get(callback))
             #expect(claims.subject == user && claims["amr"] == ["fed"] && claims["acr"] == "urn:tokentool:acr:pwd" && claims["nonce"] == "rp-nonce")
             #expect(claims["email"] != nil)
 
