@@ -1,4 +1,5 @@
 @testable import AuthServer
+import CLIHarness
 import Foundation
 import JOSE
 import ProviderStandIn
@@ -148,6 +149,40 @@ struct WebSignInHostedLoginTests {
                 let page = try await other.get(try #require(consent.header("Location")))
                 #expect(page.status == 200 && page.body.contains("Allow access?"))
             }
+        }
+    }
+
+    @Test(
+        "step-up through Google: acr_values mfa, a user with TOTP on: the second page at the callback posts to the login page; the code signs in with amr fed otp mfa",
+        .enabled(if: ExternalTool.oathtool, "oathtool is missing (make deps installs it)"), arguments: StoreKind.available)
+    func googleStepUp(kind: StoreKind) async throws {
+        try await Self.with(kind) { s, standIn, b in
+            let native = try await s.call(
+                .POST, LiveServer.base + "/app/myapp/auth/providers/oauth2-google/login", body: #"{"id_token":"\#(try standIn.idToken("google"))"}"#)
+            let access = try #require(native["access_token"])
+            let secret = try #require(try await s.call(.POST, MFARoutesTests.mfa + "/totp", bearer: access)["secret"])
+            let now = Int64(Date().timeIntervalSince1970)
+            let confirmed = try await s.call(
+                .POST, MFARoutesTests.mfa + "/totp/confirm",
+                body: MFARoutesTests.json(["code": try await ExternalTool.oathtoolCode(secret, at: now)]),
+                bearer: access)
+            #expect(confirmed.status == 200, "\(confirmed.body)")
+            let start = try await b.get(
+                "/oauth/authorize"
+                    + OIDCFixture.query([
+                        ("response_type", "code"), ("client_id", "portal"), ("redirect_uri", "https://portal.example.com/cb"), ("scope", "openid"),
+                        ("state", "rp-state"), ("nonce", "rp-nonce"), ("acr_values", "urn:tokentool:acr:mfa"),
+                    ]))
+            let loginURL = try #require(start.header("Location"))
+            let page = try await b.get(try await Self.throughGoogle(b, try await b.get(loginURL).body))
+            #expect(page.status == 200 && page.body.contains(#"autocomplete="one-time-code""#), "\(page.status) \(page.body.prefix(300))")
+            let action = try #require(page.body.firstMatch(of: /<form method="post" action="([^"]+)">/)?.output.1)
+            #expect(action.replacingOccurrences(of: "&amp;", with: "&") == loginURL)
+            let token = String(try #require(page.body.firstMatch(of: /name="mfa_token" value="([^"]+)"/)?.output.1))
+            let code = try await ExternalTool.oathtoolCode(secret, at: now + 30)
+            let done = try await b.post(loginURL, [("csrf", try #require(OIDCFixture.csrf(page.body))), ("mfa_token", token), ("code", code)])
+            let claims = try await Self.relyingParty(s, done)
+            #expect(claims["amr"] == ["fed", "otp", "mfa"] && claims["acr"] == "urn:tokentool:acr:mfa", "\(claims)")
         }
     }
 

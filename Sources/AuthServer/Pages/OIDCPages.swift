@@ -65,12 +65,16 @@ public enum OIDCPages {
         public var token: String
         /// ``LoginMessage/wrongCode`` or ``LoginMessage/wait(seconds:)``, or none.
         public var message: LoginMessage?
+        /// Where the form posts when the page is shown at another URL than the login page's (at a
+        /// web sign-in's callback: the flow's login page URL); `nil`: to the page's own URL.
+        public var action: String?
 
-        public init(clientName: String, csrf: String, token: String, message: LoginMessage? = nil) {
+        public init(clientName: String, csrf: String, token: String, message: LoginMessage? = nil, action: String? = nil) {
             self.clientName = clientName
             self.csrf = csrf
             self.token = token
             self.message = message
+            self.action = action
         }
     }
 
@@ -206,12 +210,13 @@ public enum OIDCPages {
                     """)
         case .secondFactor(let f):
             let message = f.message.map { "<p class=\"error\" id=\"problem\">\(escape(text(of: $0)))</p>" } ?? ""
+            let action = f.action.map { " action=\"\(escape($0))\"" } ?? ""
             return AccountPages.document(
                 title: "Second step", app: app,
                 body: """
                     \(message)<p>to continue to <strong id="client">\(escape(f.clientName))</strong>: enter the code from your \
                     authenticator app, or one of your recovery codes.</p>\
-                    <form method="post">\(csrfInput(f.csrf))\
+                    <form method="post"\(action)>\(csrfInput(f.csrf))\
                     <input type="hidden" name="\(secondStepField)" value="\(escape(f.token))">\
                     <label for="code">Code</label>\
                     <input type="text" id="code" name="\(codeField)" autocomplete="one-time-code" required maxlength="64" autofocus>\

@@ -59,7 +59,7 @@ extension OIDCAuthorizeRoutes {
         }
         if resumed.request.requiresMFA, !OPSession.amr(of: authentication.methods).contains("mfa") {
             // acr_values asked for a second factor: its page (a web sign-in's too), or the error for a user with none.
-            if let page = try await secondFactorPage(resumed, authentication, app: app) { return page }
+            if let page = try await secondFactorPage(resumed, authentication, app: app, action: action) { return page }
             let refusal = resumed.request.error("unmet_authentication_requirements", "the user has no second factor", issuer: issuer)
             return Self.redirect(refusal.location, status: .seeOther)
         }

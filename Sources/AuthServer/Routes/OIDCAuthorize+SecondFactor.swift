@@ -20,11 +20,12 @@ extension OneTimeTokenPurpose {
 /// one factor, or a web sign-in under it) asks the same page, the first step being the OP
 /// session's or the provider's sign-in.
 extension OIDCAuthorizeRoutes {
-    /// After a right password: the second page for a user with a second factor, else `nil`.
+    /// After a first step (`authentication`): the second page for a user with a second factor,
+    /// posting to `action` when it is shown at another URL than the login page's; else `nil`.
     /// - Throws: `store_unavailable`, `internal_error` (random generator).
-    func secondFactorPage(_ resumed: OIDCResumedFlow, _ authentication: Authentication, app: AuthServer.AppRuntime) async throws
-        -> Response?
-    {
+    func secondFactorPage(
+        _ resumed: OIDCResumedFlow, _ authentication: Authentication, app: AuthServer.AppRuntime, action: String? = nil
+    ) async throws -> Response? {
         let sessions = app.sessions
         guard try await sessions.hasSecondFactor(userID: authentication.userID) else { return nil }
         let time = now
@@ -34,7 +35,7 @@ extension OIDCAuthorizeRoutes {
                 payload: resumed.handle + " " + authentication.methods.joined(separator: ","), createdAt: time,
                 expiresAt: time + MFALoginRoutes.tokenTTL)
         }
-        return secondFactorPage(resumed, token: issued.token, message: nil)
+        return secondFactorPage(resumed, token: issued.token, message: nil, action: action)
     }
 
     /// The login page's `GET` of a step-up flow (``OIDCAuthorizationRequest/requiresMFA``) whose
@@ -89,11 +90,11 @@ extension OIDCAuthorizeRoutes {
         }
     }
 
-    private func secondFactorPage(_ resumed: OIDCResumedFlow, token: String, message: OIDCPages.LoginMessage?, status: Int? = nil)
-        -> Response
-    {
+    private func secondFactorPage(
+        _ resumed: OIDCResumedFlow, token: String, message: OIDCPages.LoginMessage?, status: Int? = nil, action: String? = nil
+    ) -> Response {
         let client = resumed.request.client
-        let page = OIDCPages.SecondFactor(clientName: client.name, csrf: resumed.flow.csrf, token: token, message: message)
+        let page = OIDCPages.SecondFactor(clientName: client.name, csrf: resumed.flow.csrf, token: token, message: message, action: action)
         return Self.page(.secondFactor(page), app: client.app, redirectURI: resumed.request.redirectURI, status: status)
     }
 }
