@@ -44,7 +44,7 @@ extension LiveServer {
         request.body = .bytes(ByteBuffer(string: fields.map { "\(enc($0.0))=\(enc($0.1))" }.joined(separator: "&")))
         request.headers.add(name: "Content-Type", value: contentType)
         for (n, v) in headers { request.headers.add(name: n, value: v) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(90))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: String(buffer: bytes))
     }

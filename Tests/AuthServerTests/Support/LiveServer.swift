@@ -53,7 +53,7 @@ struct LiveServer: Sendable {
         }
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer " + bearer) }
         for (n, v) in headers { request.headers.add(name: n, value: v) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(90))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         return Answer(
             status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
