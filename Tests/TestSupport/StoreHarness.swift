@@ -63,7 +63,10 @@ public enum Harness {
         case .postgres:
             let server = try await ThrowawayPostgres.shared.server()
             let url = try await server.createDatabase()
-            let location = try PostgresSessionStore.Location(url: url)
+            // 120 s, not the default 30: two cores under AddressSanitizer beside hundreds of tests once
+            // held a transaction (one of 60 queued on one advisory lock) past 30 s. The store's own
+            // timeouts are tested with their own values (FaultTests).
+            let location = try PostgresSessionStore.Location(url: url + "?query_timeout=120")
             let store = try await PostgresSessionStore.open(location: location, migratingTo: version)
             let test = TestStore(
                 kind: kind, store: store, location: url,
