@@ -7,7 +7,7 @@ import Testing
 /// The custom-function login against a stand-in function on 127.0.0.1 (docs/identity.md, `custom-function`).
 @Suite struct CustomFunctionProviderTests {
     static func withFunction(
-        timeout: TimeInterval = 10,
+        timeout: TimeInterval = 30,
         _ body: (CustomFunctionProvider, FunctionStandIn, AsyncHTTPClientTransport) async throws -> Void
     ) async throws {
         let function = try await FunctionStandIn.start()

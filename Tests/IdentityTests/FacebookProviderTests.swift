@@ -7,7 +7,7 @@ import Testing
 @Suite struct FacebookProviderTests {
     func provider(
         _ standIn: ProviderStandIn, _ transport: any HTTPTransport, secret: String? = nil,
-        clock: TokenClock = .system, timeout: TimeInterval = 5
+        clock: TokenClock = .system, timeout: TimeInterval = 30
     ) throws -> FacebookProvider {
         var config = FacebookProvider.Configuration(appID: standIn.settings.facebookAppID, appSecret: secret ?? standIn.settings.facebookAppSecret)
         config.graphURL = standIn.graphURL

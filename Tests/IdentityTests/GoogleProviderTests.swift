@@ -7,7 +7,7 @@ import Testing
 @Suite struct GoogleProviderTests {
     func provider(
         _ standIn: ProviderStandIn, _ transport: any HTTPTransport, hostedDomain: String? = nil,
-        secret: String? = nil, timeout: TimeInterval = 5
+        secret: String? = nil, timeout: TimeInterval = 30
     ) throws -> GoogleProvider {
         var config = GoogleProvider.Configuration(
             clientIDs: [standIn.settings.googleClientID, "other-client.apps.googleusercontent.com"],
