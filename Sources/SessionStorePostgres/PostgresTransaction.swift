@@ -34,6 +34,7 @@ struct PostgresTransaction: SessionStoreTransaction {
         _ = try await q("DELETE FROM api_keys WHERE user_id = \(id)")
         _ = try await q("DELETE FROM consents WHERE user_id = \(id)")
         _ = try await q("DELETE FROM mfa_factors WHERE user_id = \(id)")
+        _ = try await q("DELETE FROM passkeys WHERE user_id = \(id)")
         // The user's authorization codes and OP sessions (their subject is the user id).
         _ = try await q("DELETE FROM one_time_tokens WHERE subject = \(id) AND app = (SELECT app FROM users WHERE id = \(id))")
         return try await !q("DELETE FROM users WHERE id = \(id) RETURNING id").isEmpty

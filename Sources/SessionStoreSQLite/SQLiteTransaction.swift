@@ -29,6 +29,7 @@ struct SQLiteTransaction: SessionStoreTransaction {
         _ = try await q("DELETE FROM api_keys WHERE user_id = ?", [.text(id)])
         _ = try await q("DELETE FROM consents WHERE user_id = ?", [.text(id)])
         _ = try await q("DELETE FROM mfa_factors WHERE user_id = ?", [.text(id)])
+        _ = try await q("DELETE FROM passkeys WHERE user_id = ?", [.text(id)])
         // The user's authorization codes and OP sessions (their subject is the user id).
         _ = try await q("DELETE FROM one_time_tokens WHERE subject = ? AND app = (SELECT app FROM users WHERE id = ?)", [.text(id), .text(id)])
         return try await !q("DELETE FROM users WHERE id = ? RETURNING id", [.text(id)]).isEmpty

@@ -203,6 +203,21 @@ public protocol SessionStoreTransaction: Sendable {
     /// - Returns: `false` when the user has no row in `app`.
     func deleteMFAFactors(app: String, userID: String) async throws -> Bool
 
+    // MARK: passkeys (schema step 16)
+    /// - Returns: `false` when a passkey with the same credential id exists (in any app).
+    func insertPasskey(_ passkey: PasskeyRecord) async throws -> Bool
+    /// The passkey `id` of `app`; with `forUpdate`, locked until the transaction ends (where the
+    /// store has row locks), so that two assertions by one authenticator are counted in turn.
+    func passkey(app: String, id: String, forUpdate: Bool) async throws -> PasskeyRecord?
+    /// The user's passkeys in `app`, oldest first.
+    func passkeys(app: String, userID: String) async throws -> [PasskeyRecord]
+    /// Stores the counter and the time of a verified assertion.
+    func recordPasskeyUse(app: String, id: String, signCount: Int64, at time: Int64) async throws
+    /// Deletes the user's passkey `id`; `false` when the user has no such passkey in `app`.
+    func deletePasskey(app: String, userID: String, id: String) async throws -> Bool
+    /// Deletes every passkey of the user in `app`; returns how many.
+    func deletePasskeys(app: String, userID: String) async throws -> Int
+
     /// Deletes throttle events past their window, and one-time tokens used or expired at or before
     /// `now` minus ``OneTimeTokenRecord/keptAfterEnd`` (``deleteOneTimeTokens(endedBefore:)``).
     /// - Returns: the number of rows removed.
