@@ -158,7 +158,7 @@ struct UserMFACommandTests {
             let reset = try await tokentool(["user", "mfa", "reset", "alice", "--store", t.location])
             #expect(reset.status == 0 && reset.stdout == "removed the second factors of user alice\n", "\(reset.stderr)")
             #expect(reset.stderr.contains("notice: second factors of user alice removed"))
-            #expect(try await sessions.mfaStatus(userID: "alice") == MFAStatus(totp: false, recoveryCodesLeft: 0))
+            #expect(try await sessions.mfaStatus(userID: "alice") == MFAStatus(totp: false, passkeys: 0, recoveryCodesLeft: 0))
             let text = try await tokentool(["user", "mfa", "alice", "--store", t.location])
             #expect(text.stdout == "user alice: TOTP off, 0 recovery codes left\n")
             let unknown = try await tokentool(["user", "mfa", "reset", "bob", "--store", t.location])

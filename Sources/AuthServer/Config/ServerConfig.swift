@@ -1,5 +1,5 @@
 public import Foundation
-import Identity
+public import Identity
 import JOSE
 public import Sessions  // RateLimit
 
@@ -59,6 +59,8 @@ public struct ServerConfig: Sendable {
     var configuredPublicURL: String?
     /// The folder relative paths were resolved against.
     public var directory: String
+    /// `passkeys`: the relying party of every app's passkeys (``readPasskeys(_:publicURL:)``).
+    public var passkeys = WebAuthnRelyingParty(id: "", origins: [])
 
     /// The config's `limits`: rates per client address, account and recipient (docs/accounts.md, "Throttling").
     public struct Limits: Sendable, Hashable {
@@ -150,6 +152,7 @@ public struct ServerConfig: Sendable {
         while config.publicURL.hasSuffix("/") { config.publicURL.removeLast() }
         config.store = config.resolve(try top.string("store") ?? "tokentool.sqlite")
         config.masterKeyFile = try top.string("master_key_file").map(config.resolve)
+        config.passkeys = try readPasskeys(&top, publicURL: config.publicURL)
         if var l = try top.object("limits") {
             config.limits.loginPerAddress = try l.rate("login_per_address") ?? config.limits.loginPerAddress
             config.limits.failedLoginPerAccount = try l.rate("failed_login_per_account") ?? config.limits.failedLoginPerAccount

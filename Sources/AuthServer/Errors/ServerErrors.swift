@@ -56,7 +56,7 @@ struct ErrorMapping: Sendable, Hashable {
         func put(_ codes: [TokenError.Code], _ status: Int, _ name: String) {
             for c in codes { t[c.rawValue] = ErrorMapping(status: status, name: name) }
         }
-        put([.badRequest, .malformed, .functionNotConfigured], 400, "BadRequest")
+        put([.badRequest, .malformed, .functionNotConfigured, .malformedCBOR, .webAuthnMalformed], 400, "BadRequest")
         put([.missingParameter], 400, "MissingParameter")
         put([.invalidParameter, .invalidInput, .invalidEmail, .invalidMFACode], 400, "InvalidParameter")
         put([.invalidPassword], 400, "InvalidPassword")

@@ -41,6 +41,9 @@ struct Authentication: Sendable, Hashable {
             return Authentication(userID: userID, methods: [method], time: sessions.configuration.clock.now())
         case .apiKey(let userID, let keyID):
             return Authentication(userID: userID, methods: [method], time: sessions.configuration.clock.now(), apiKeyID: keyID)
+        case .passkey(let userID, let verified):
+            return Authentication(
+                userID: userID, methods: [method] + (verified ? [PasskeyLogin.userVerifiedMethod] : []), time: sessions.configuration.clock.now())
         }
     }
 

@@ -124,6 +124,8 @@ enum LoginProof: Sendable {
     case user(String)
     /// An API key's owner, signing in with that key (the session ends with the key).
     case apiKey(userID: String, keyID: String)
+    /// A passkey's owner; `userVerified` when the authenticator verified the user (UV).
+    case passkey(userID: String, userVerified: Bool)
 }
 
 extension Identity {

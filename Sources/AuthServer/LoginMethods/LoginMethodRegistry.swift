@@ -15,6 +15,7 @@ struct LoginMethodRegistry: Sendable {
         GoogleLogin.self,
         AppleLogin.self,
         FacebookLogin.self,
+        PasskeyLogin.self,
     ])
 
     /// The registry the config reader consults: ``standard``, unless a task binds another (a

@@ -19,8 +19,17 @@ struct LoginRoutes: Sendable {
     }
 
     func read(_ request: Request, _ context: AuthRequestContext) async throws -> Input {
+        try await read(request, context, provider: try context.parameters.require("provider"))
+    }
+
+    /// The passkey sign-in's own path (its literal `passkey` segment, beside `…/passkey/login/options`,
+    /// is matched before the path's `{provider}`).
+    func readPasskey(_ request: Request, _ context: AuthRequestContext) async throws -> Input {
+        try await read(request, context, provider: PasskeyLogin.name)
+    }
+
+    private func read(_ request: Request, _ context: AuthRequestContext, provider: String) async throws -> Input {
         let app = try server.pathApp(context)
-        let provider = try context.parameters.require("provider")
         guard let method = server.loginMethods[app.config.id]?.method(named: provider) else {
             throw TokenError(.providerNotFound, "the app has no \(provider.prefix(64)) provider")
         }

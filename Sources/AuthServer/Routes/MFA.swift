@@ -14,11 +14,11 @@ struct MFARoutes: Sendable {
     func status(_ request: Request, _ context: UserRequestContext) async throws -> Response {
         let status = try await context.app.sessions.mfaStatus(userID: context.session.userID)
         return JSONResponse.ok(
-            ["totp": .bool(status.totp), "passkeys": .int(0), "recovery_codes_left": .int(Int64(status.recoveryCodesLeft))], noStore: true)
+            ["totp": .bool(status.totp), "passkeys": .int(Int64(status.passkeys)), "recovery_codes_left": .int(Int64(status.recoveryCodesLeft))], noStore: true)
     }
 
     func enrol(_ request: Request, _ context: UserRequestContext) async throws -> Response {
-        try await requireRecentSignIn(context)
+        try await Self.requireRecentSignIn(context)
         let (sessions, userID) = (context.app.sessions, context.session.userID)
         let email = try await Self.email(of: userID, sessions: sessions)
         let enrolment = try await sessions.beginTOTP(userID: userID, issuer: context.app.config.id, email: email)
@@ -31,7 +31,7 @@ struct MFARoutes: Sendable {
 
     func disable(_ request: Request, _ context: UserRequestContext) async throws -> Response {
         let code = try await Self.code(request, context)
-        try await requireRecentSignIn(context)
+        try await Self.requireRecentSignIn(context)
         try Self.answer(try await context.app.sessions.disableTOTP(userID: context.session.userID, code: code), context.base)
         return JSONResponse.noContent()
     }
@@ -45,14 +45,14 @@ struct MFARoutes: Sendable {
         _ request: Request, _ context: UserRequestContext, _ change: (SessionManager, String, String) async throws -> (MFACheck, [String])
     ) async throws -> Response {
         let code = try await Self.code(request, context)
-        try await requireRecentSignIn(context)
+        try await Self.requireRecentSignIn(context)
         let (check, codes) = try await change(context.app.sessions, context.session.userID, code)
         try Self.answer(check, context.base)
         return JSONResponse.ok(["recovery_codes": .array(codes.map { .string($0) })], noStore: true)
     }
 
     /// 401 `ReauthenticationRequired` unless the bearer's session signed in within ``recentSignIn``.
-    private func requireRecentSignIn(_ context: UserRequestContext) async throws {
+    static func requireRecentSignIn(_ context: UserRequestContext) async throws {
         let sessions = context.app.sessions
         guard let session = try await sessions.session(id: context.session.sessionID) else {
             throw TokenError(.invalidSession, "the session has ended")
@@ -80,7 +80,7 @@ struct MFARoutes: Sendable {
     }
 
     /// The name an authenticator app shows for the account: its email, else an identity's, else the user id.
-    private static func email(of userID: String, sessions: SessionManager) async throws -> String {
+    static func email(of userID: String, sessions: SessionManager) async throws -> String {
         if let account = try await sessions.store.read({ tx in try await tx.account(userID: userID) }) { return account.email }
         return try await sessions.identities(of: userID).lazy.compactMap(\.email).first ?? userID
     }

@@ -72,6 +72,18 @@ extension RouteTable {
         Row(.delete, base + "/auth/mfa/totp", bearer: .access, "deleteTOTP") { .user($0.mfa.disable) },
         Row(.post, base + "/auth/mfa/recovery_codes", bearer: .access, "newRecoveryCodes") { .user($0.mfa.newRecoveryCodes) },
         Row(.post, userpass + "/mfa", throttles: [login], "loginSecondFactor") { .plain($0.mfaLogin.secondStep) },
+        Row(.post, userpass + "/mfa/passkey/options", throttles: [login], "loginSecondFactorPasskeyOptions") { .plain($0.mfaLogin.passkeyOptions) },
+        // Passkeys (Routes/Passkeys.swift); their sign-in is the login route's `passkey` provider.
+        Row(.post, base + "/auth/passkeys/registration/options", bearer: .access, "passkeyRegistrationOptions") {
+            .user($0.passkeys.registrationOptions)
+        },
+        Row(.post, base + "/auth/passkeys/registration", bearer: .access, "registerPasskey") { .user($0.passkeys.register) },
+        Row(.get, base + "/auth/passkeys", bearer: .access, "listPasskeys") { .user($0.passkeys.list) },
+        Row(.delete, base + "/auth/passkeys/:id", bearer: .access, "deletePasskey") { .user($0.passkeys.delete) },
+        Row(.post, app + "/auth/providers/passkey/login/options", throttles: [login], "passkeyLoginOptions") { .plain($0.passkeys.loginOptions) },
+        Row(.post, app + "/auth/providers/passkey/login", bearer: .optionalAccess, throttles: loginLimits, "passkeyLogin") {
+            .checked($0.login.readPasskey, then: $0.login.login)
+        },
         // Web sign-in: the App Services redirect flow's start, and the providers' callback.
         Row(.get, app + "/auth/providers/:provider/login", throttles: [login], "webSignInStart") { .checked($0.webSignIn.start) },
         Row(.get, "/oauth/callback/:provider", "webSignInCallback") { .plain($0.webSignIn.callback) },
@@ -103,7 +115,7 @@ struct RouteGroups: Sendable {
     let health: HealthRoutes, location: LocationRoutes, login: LoginRoutes, sessions: SessionRoutes, profile: ProfileRoutes
     let apiKeys: APIKeyRoutes, oauth: OAuthRoutes, accounts: AccountRoutes, pages: AccountPageRoutes, openAPI: OpenAPIRoutes
     let oidc: OIDCAuthorizeRoutes
-    let mfa: MFARoutes, mfaLogin: MFALoginRoutes
+    let mfa: MFARoutes, mfaLogin: MFALoginRoutes, passkeys: PasskeyRoutes
     let webSignIn: WebSignInRoutes
     let userinfo: OIDCUserinfoRoutes, logout: OIDCLogoutRoutes
 
@@ -121,6 +133,7 @@ struct RouteGroups: Sendable {
         oidc = OIDCAuthorizeRoutes(server: server)
         mfa = MFARoutes()
         mfaLogin = MFALoginRoutes(server: server)
+        passkeys = PasskeyRoutes(server: server)
         webSignIn = WebSignInRoutes(server: server)
         userinfo = OIDCUserinfoRoutes(server: server)
         logout = OIDCLogoutRoutes(server: server)

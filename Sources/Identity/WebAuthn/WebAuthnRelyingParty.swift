@@ -30,17 +30,7 @@ public struct WebAuthnRelyingParty: Sendable, Hashable {
     /// party is never framed by another origin).
     /// - Returns: SHA-256 of `clientDataJSON`, the hash the authenticator signed.
     func checkClientData(_ clientDataJSON: [UInt8], type: String, challenge: [UInt8]) throws -> [UInt8] {
-        let object: JSONObject
-        do {
-            let value = try JSONValue(
-                parsing: String(decoding: clientDataJSON, as: UTF8.self), limits: JSONLimits(maxBytes: 8 * 1024, maxDepth: 4, maxTopLevelMembers: 32))
-            guard let o = value.objectValue, String(validating: clientDataJSON, as: UTF8.self) != nil else {
-                throw TokenError(.webAuthnMalformed, "")
-            }
-            object = o
-        } catch {
-            throw TokenError(.webAuthnMalformed, "clientDataJSON is not a JSON object within 8 KiB")
-        }
+        let object = try Self.clientData(clientDataJSON)
         guard object["type"]?.stringValue == type else { throw TokenError(.webAuthnWrongType, "the client data's type is not \(type)") }
         guard let sent = object["challenge"]?.stringValue, case .success(let sentBytes) = Base64URL.decode(sent.utf8),
             ConstantTime.equals(sentBytes, challenge)
@@ -52,6 +42,29 @@ public struct WebAuthnRelyingParty: Sendable, Hashable {
             guard cross.boolValue == false else { throw TokenError(.webAuthnOriginMismatch, "the ceremony ran in a cross-origin frame") }
         }
         return SHA2.sha256(clientDataJSON)
+    }
+
+    /// The challenge `clientDataJSON` names, as sent (base64url), read without any check: what a
+    /// server looks the challenge it issued up by, before ``verifyRegistration(clientDataJSON:attestationObject:challenge:)``
+    /// or ``verifyAssertion(clientDataJSON:authenticatorData:signature:challenge:publicKey:algorithm:storedSignCount:)``
+    /// checks it. `nil` when the client data is not a JSON object within 8 KiB with a string challenge.
+    public static func challenge(in clientDataJSON: [UInt8]) -> String? {
+        guard let sent = (try? clientData(clientDataJSON))?["challenge"]?.stringValue, sent.utf8.count <= 256 else { return nil }
+        return sent
+    }
+
+    /// `clientDataJSON` as a JSON object: UTF-8, within 8 KiB, depth 4.
+    static func clientData(_ clientDataJSON: [UInt8]) throws -> JSONObject {
+        do {
+            let value = try JSONValue(
+                parsing: String(decoding: clientDataJSON, as: UTF8.self), limits: JSONLimits(maxBytes: 8 * 1024, maxDepth: 4, maxTopLevelMembers: 32))
+            guard let o = value.objectValue, String(validating: clientDataJSON, as: UTF8.self) != nil else {
+                throw TokenError(.webAuthnMalformed, "")
+            }
+            return o
+        } catch {
+            throw TokenError(.webAuthnMalformed, "clientDataJSON is not a JSON object within 8 KiB")
+        }
     }
 
     /// The authenticator data checks shared by both ceremonies: rpIdHash, UP, UV as required.

@@ -23,6 +23,8 @@ public enum MFACheck: Sendable, Hashable {
 public struct MFAStatus: Sendable, Hashable {
     /// TOTP is on (confirmed).
     public var totp: Bool
+    /// Registered passkeys.
+    public var passkeys: Int
     /// Unspent recovery codes.
     public var recoveryCodesLeft: Int
 }

@@ -14,9 +14,11 @@ extension SessionManager {
     /// - Throws: `store_unavailable`.
     public func mfaStatus(userID: String) async throws -> MFAStatus {
         let app = configuration.app
-        let row = try await store.read { tx in try await tx.mfaFactors(app: app, userID: userID, forUpdate: false) }
-        guard let row, row.totpEnabled else { return MFAStatus(totp: false, recoveryCodesLeft: 0) }
-        return MFAStatus(totp: true, recoveryCodesLeft: row.recoveryCodes.count)
+        let (row, passkeys) = try await store.read { tx in
+            (try await tx.mfaFactors(app: app, userID: userID, forUpdate: false), try await tx.passkeys(app: app, userID: userID).count)
+        }
+        let totp = row?.totpEnabled ?? false
+        return MFAStatus(totp: totp, passkeys: passkeys, recoveryCodesLeft: totp || passkeys > 0 ? row?.recoveryCodes.count ?? 0 : 0)
     }
 
     /// Starts (or restarts) a TOTP enrolment: a new secret, sealed under the master key, pending
@@ -54,13 +56,18 @@ extension SessionManager {
         return (check, check == .accepted ? codes : [])
     }
 
-    /// Turns TOTP off after a TOTP or recovery code; the recovery codes go with it.
+    /// Turns TOTP off after a TOTP or recovery code; the recovery codes go with it unless a
+    /// passkey remains.
     /// - Throws: `invalid_input` when TOTP is not on; `store_unavailable`.
     public func disableTOTP(userID: String, code: String) async throws -> MFACheck {
-        try await checkMFA(userID: userID, code: .either(code)) { row, _ in
+        let app = configuration.app
+        guard try await mfaStatus(userID: userID).totp else { throw TokenError(.invalidInput, "TOTP is not on") }
+        return try await checkMFA(userID: userID, code: .either(code)) { row, tx in
+            guard row.totpEnabled else { throw TokenError(.invalidInput, "TOTP is not on") }
             row.sealedTOTPSecret = nil
             row.totpConfirmedAt = nil
-            row.recoveryCodes = []
+            row.totpLastStep = nil
+            if try await tx.passkeys(app: app, userID: userID).isEmpty { row.recoveryCodes = [] }
         }
     }
 
@@ -75,7 +82,10 @@ extension SessionManager {
 
     /// Whether the user has a second factor on (a sign-in then needs it).
     /// - Throws: `store_unavailable`.
-    public func hasSecondFactor(userID: String) async throws -> Bool { try await mfaStatus(userID: userID).totp }
+    public func hasSecondFactor(userID: String) async throws -> Bool {
+        let status = try await mfaStatus(userID: userID)
+        return status.totp || status.passkeys > 0
+    }
 
     /// Checks a second-factor code in one transaction, with the lock: when the user is locked the
     /// code is not looked at; a wrong one counts (the ``mfaFailureLimit``-th starts the lock, for
@@ -91,12 +101,18 @@ extension SessionManager {
         let master = try mfaMasterKey()
         let (app, now) = (configuration.app, configuration.now)
         return try await store.transaction { tx in
-            guard var row = try await tx.mfaFactors(app: app, userID: userID, forUpdate: true), let sealed = row.sealedTOTPSecret,
-                pending == (row.totpConfirmedAt == nil)
+            // A code needs TOTP on (or, for a pending check, an enrolment pending), or recovery
+            // codes left beside a passkey after TOTP was turned off.
+            guard var row = try await tx.mfaFactors(app: app, userID: userID, forUpdate: true),
+                pending ? (row.sealedTOTPSecret != nil && row.totpConfirmedAt == nil) : (row.totpEnabled || !row.recoveryCodes.isEmpty)
             else { throw TokenError(.invalidInput, pending ? "no TOTP enrolment is pending" : "TOTP is not on") }
             if let until = row.lockedUntil, until > now { return .locked(retryAfter: until - now) }
-            guard let secret = try Sealer.open(sealed, key: master, purpose: .totpSecret, context: [app, userID]) else {
-                throw TokenError(.invalidConfiguration, "a TOTP secret does not open under the master key")
+            var secret: [UInt8] = []
+            if let sealed = row.sealedTOTPSecret {
+                guard let opened = try Sealer.open(sealed, key: master, purpose: .totpSecret, context: [app, userID]) else {
+                    throw TokenError(.invalidConfiguration, "a TOTP secret does not open under the master key")
+                }
+                secret = opened
             }
             let right = try Self.spend(code, secret: secret, row: &row, now: now, recovery: !pending)
             row.updatedAt = now
@@ -111,7 +127,7 @@ extension SessionManager {
                     row.lockedUntil = now + Self.mfaLockSeconds
                 }
             }
-            if row.sealedTOTPSecret == nil && row.recoveryCodes.isEmpty && row.lockedUntil == nil {
+            if row.sealedTOTPSecret == nil && row.recoveryCodes.isEmpty && row.lockedUntil == nil && row.failedAttempts == 0 {
                 _ = try await tx.deleteMFAFactors(app: app, userID: userID)
             } else {
                 try await tx.saveMFAFactors(row)
@@ -124,6 +140,7 @@ extension SessionManager {
     /// accepted one; the recovery code's digest is removed).
     private static func spend(_ code: MFACode, secret: [UInt8], row: inout MFAFactorsRecord, now: Int64, recovery: Bool) throws -> Bool {
         func totp(_ typed: String) throws -> Bool {
+            guard !secret.isEmpty else { return false }
             do {
                 row.totpLastStep = try TOTP(secret: secret).verify(typed, at: now, lastAcceptedStep: row.totpLastStep)
                 return true

@@ -38,6 +38,7 @@ public enum SessionSchema {
         "add_session_sign_in",  // 13: sessions.op_session, auth_time, amr, scope (an OpenID Connect sign-in's), index on op_session
         "add_consents",  // 14: consents (user_id, client_id, scopes): what a user allowed an OpenID Connect client
         "add_mfa_factors",  // 15: mfa_factors (per user: the sealed TOTP secret, its last step, recovery code digests, the failure lock)
+        "add_passkeys",  // 16: passkeys (WebAuthn credentials: owner, app, name, public key, algorithm, counter, times)
     ]
 
     /// The newest schema version this code knows.

@@ -19,20 +19,24 @@ extension UserCommand {
 
             func run() async throws {
                 try await reportingErrors(json: output.json) {
-                    let row = try await store.withSessions { s in try await MFA.factors(of: userID, in: s) }
+                    let (row, passkeys) = try await store.withSessions { s in try await MFA.factors(of: userID, in: s) }
                     let now = Int64(try store.configuration().clock.now().timeIntervalSince1970)
                     let locked = row?.lockedUntil.flatMap { $0 > now ? $0 : nil }
                     let on = row?.totpEnabled ?? false
                     let pending = row.map { $0.sealedTOTPSecret != nil && $0.totpConfirmedAt == nil } ?? false
-                    let left = on ? row?.recoveryCodes.count ?? 0 : 0
+                    let left = on || !passkeys.isEmpty ? row?.recoveryCodes.count ?? 0 : 0
                     if output.json {
                         printJSON(
                             .object([
                                 "user_id": .string(userID), "totp": .bool(on), "totp_pending": .bool(pending),
+                                "passkeys": .array(passkeys.map { .object(["id": .string($0.id), "name": .string($0.name)]) }),
                                 "recovery_codes_left": .int(Int64(left)), "locked_until": locked.map(JSONValue.int) ?? .null,
                             ]))
                     } else {
-                        print("user \(userID): TOTP \(on ? "on" : pending ? "pending" : "off"), \(left) recovery codes left")
+                        print(
+                            "user \(userID): TOTP \(on ? "on" : pending ? "pending" : "off"), \(passkeys.count) passkey\(passkeys.count == 1 ? "" : "s"), \(left) recovery codes left"
+                        )
+                        for passkey in passkeys { print("  passkey \(passkey.id) \"\(passkey.name)\"") }
                         if let locked { print("locked until \(locked) (Unix seconds) after wrong codes") }
                     }
                 }
@@ -41,7 +45,9 @@ extension UserCommand {
 
         struct Reset: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Remove a user's TOTP factor, recovery codes and lock (a user who lost them); the next sign-in needs the password only.")
+                abstract:
+                    "Remove a user's TOTP factor, passkeys, recovery codes and lock (a user who lost them); the next sign-in needs the password only."
+            )
             @OptionGroup var store: StoreOptions
             @OptionGroup var output: JSONOption
             @Argument(help: "The user id.") var userID: String
@@ -50,7 +56,10 @@ extension UserCommand {
                 try await reportingErrors(json: output.json) {
                     let removed = try await store.withSessions { s in
                         let user = try await MFA.user(userID, in: s)
-                        return try await s.store.transaction { tx in try await tx.deleteMFAFactors(app: user.app, userID: userID) }
+                        return try await s.store.transaction { tx in
+                            let factors = try await tx.deleteMFAFactors(app: user.app, userID: userID)
+                            return try await tx.deletePasskeys(app: user.app, userID: userID) > 0 || factors
+                        }
                     }
                     // An operator's change to an account's security: said on stderr too, for the shell's log.
                     FileHandle.standardError.write(Data("notice: second factors of user \(userID) \(removed ? "removed" : "were none")\n".utf8))
@@ -72,10 +81,12 @@ extension UserCommand {
             return user
         }
 
-        /// The user's factors row in the user's own app.
-        static func factors(of id: String, in sessions: SessionManager) async throws -> MFAFactorsRecord? {
+        /// The user's factors row and passkeys in the user's own app.
+        static func factors(of id: String, in sessions: SessionManager) async throws -> (MFAFactorsRecord?, [PasskeyRecord]) {
             let user = try await user(id, in: sessions)
-            return try await sessions.store.read { tx in try await tx.mfaFactors(app: user.app, userID: id, forUpdate: false) }
+            return try await sessions.store.read { tx in
+                (try await tx.mfaFactors(app: user.app, userID: id, forUpdate: false), try await tx.passkeys(app: user.app, userID: id))
+            }
         }
     }
 }

@@ -51,13 +51,13 @@ struct MFAFactorsTests {
             let sessions = try await Self.manager(t.store, clock)
             let secret = try await sessions.beginTOTP(userID: "u1", issuer: "app-a", email: "ada@example.com").secret
             // A pending enrolment is not a factor yet; a second one replaces the first.
-            #expect(try await sessions.mfaStatus(userID: "u1") == MFAStatus(totp: false, recoveryCodesLeft: 0))
+            #expect(try await sessions.mfaStatus(userID: "u1") == MFAStatus(totp: false, passkeys: 0, recoveryCodesLeft: 0))
             let replaced = try await sessions.beginTOTP(userID: "u1", issuer: "app-a", email: "ada@example.com").secret
             #expect(replaced != secret)
             #expect(try await sessions.confirmTOTP(userID: "u1", code: try await ExternalTool.oathtoolCode(secret, at: clock.now)).0 == .refused)
             let (check, codes) = try await sessions.confirmTOTP(userID: "u1", code: try await ExternalTool.oathtoolCode(replaced, at: clock.now))
             #expect(check == .accepted && codes.count == 10 && Set(codes).count == 10)
-            #expect(try await sessions.mfaStatus(userID: "u1") == MFAStatus(totp: true, recoveryCodesLeft: 10))
+            #expect(try await sessions.mfaStatus(userID: "u1") == MFAStatus(totp: true, passkeys: 0, recoveryCodesLeft: 10))
             // Enrolling again while on is refused.
             await #expect(throws: TokenError.self) { try await sessions.beginTOTP(userID: "u1", issuer: "app-a", email: "x") }
 
@@ -83,7 +83,7 @@ struct MFAFactorsTests {
             #expect(try await sessions.checkMFA(userID: "u1", code: .totp(newCodes[2]), accepted: checkOnly) == .refused)
 
             #expect(try await sessions.disableTOTP(userID: "u1", code: newCodes[2]) == .accepted)
-            #expect(try await sessions.mfaStatus(userID: "u1") == MFAStatus(totp: false, recoveryCodesLeft: 0))
+            #expect(try await sessions.mfaStatus(userID: "u1") == MFAStatus(totp: false, passkeys: 0, recoveryCodesLeft: 0))
             await #expect(throws: TokenError.self) { try await sessions.disableTOTP(userID: "u1", code: newCodes[3]) }
         }
     }

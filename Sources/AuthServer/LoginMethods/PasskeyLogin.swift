@@ -1,0 +1,38 @@
+import Identity
+import JOSE
+import Sessions
+
+/// `passkey` `{"challenge_id","credential"}`: a passkey's assertion (WebAuthn
+/// `AuthenticationResponseJSON`) over the challenge of `…/passkey/login/options`, by a
+/// discoverable credential whose `userHandle` names its owner. Signs in as that user (no
+/// identity): `amr` `["hwk"]`, with user verification `["hwk","user","mfa"]`. Never linked.
+struct PasskeyLogin: LoginMethod {
+    static let name = "passkey"
+    static let capabilities: LoginCapabilities = []
+    /// Refusals are `auth_failed` naming the step; a malformed response keeps its own code (400).
+    static var answersOwnRefusals: Bool { true }
+    /// The method name a user-verifying assertion adds (`amr` `user`).
+    static let userVerifiedMethod = "passkey-uv"
+
+    init(config: NoLoginConfig, environment: LoginEnvironment) {}
+
+    func authenticate(_ request: LoginRequest) async throws -> LoginProof {
+        let challengeID = try request.body.string("challenge_id", maxBytes: 64)
+        let response = try Self.assertion(request.body, "credential")
+        switch try await request.sessions.checkPasskeyLogin(challengeID: challengeID, response: response, relyingParty: request.server.config.passkeys)
+        {
+        case .accepted(let userID, let verified): return .passkey(userID: userID, userVerified: verified)
+        case .refused(let reason): throw TokenError(.authFailed, "the passkey was refused: \(reason)")
+        case .locked(let after):
+            request.context.notes.retryAfter.withLock { $0 = after }
+            throw TokenError(.tooManyRequests, "too many failed sign-ins; try again in \(after) s")
+        }
+    }
+
+    /// The body's member `name` as an assertion response.
+    /// - Throws: `missing_parameter`; `webauthn_malformed` (400) for its shape.
+    static func assertion(_ body: RequestJSON, _ name: String) throws -> WebAuthnAssertionResponse {
+        guard let value = body.object[name], value != .null else { throw TokenError(.missingParameter, "the request body has no \"\(name)\"") }
+        return try WebAuthnAssertionResponse(json: value)
+    }
+}
