@@ -52,6 +52,7 @@ struct LoginMethodTests {
         #expect(
             Set(names) == [
                 "anon-user", "local-userpass", "api-key", "custom-token", "custom-function", "oauth2-google", "oauth2-apple", "oauth2-facebook",
+                "passkey",
             ])
         #expect(AppConfig.providerNames == Set(names))
         #expect(LoginMethodRegistry.standard.method(named: "api-key").map { $0.capabilities.contains(.link) } == false)

@@ -154,13 +154,13 @@ struct UserMFACommandTests {
             #expect(status.status == 0, "\(status.stderr)")
             #expect(
                 try JSONValue(parsing: status.stdout)
-                    == .object(["user_id": "alice", "totp": true, "totp_pending": false, "recovery_codes_left": 10, "locked_until": .null]))
+                    == .object(["user_id": "alice", "totp": true, "totp_pending": false, "passkeys": [], "recovery_codes_left": 10, "locked_until": .null]))
             let reset = try await tokentool(["user", "mfa", "reset", "alice", "--store", t.location])
             #expect(reset.status == 0 && reset.stdout == "removed the second factors of user alice\n", "\(reset.stderr)")
             #expect(reset.stderr.contains("notice: second factors of user alice removed"))
             #expect(try await sessions.mfaStatus(userID: "alice") == MFAStatus(totp: false, passkeys: 0, recoveryCodesLeft: 0))
             let text = try await tokentool(["user", "mfa", "alice", "--store", t.location])
-            #expect(text.stdout == "user alice: TOTP off, 0 recovery codes left\n")
+            #expect(text.stdout == "user alice: TOTP off, 0 passkeys, 0 recovery codes left\n")
             let unknown = try await tokentool(["user", "mfa", "reset", "bob", "--store", t.location])
             #expect(unknown.status == 1 && unknown.stderr.contains("user_not_found"))
         }

@@ -41,7 +41,10 @@ extension RouteShape {
                 body: .json(
                     S.object(
                         ["mfa_token": .string(description: "the MFARequired answer's")],
-                        optional: ["code": .string(description: "a TOTP code"), "recovery_code": .string]
+                        optional: [
+                            "code": .string(description: "a TOTP code"), "recovery_code": .string,
+                            "passkey": S.object([:], description: "a WebAuthn get() response over the mfa/passkey/options challenge"),
+                        ]
                     )),
                 answers: [ok("signed in", S.login, headers: noStore)],
                 errors: body + ["AuthError", "UserDisabled", "UserNotFound", "AuthProviderNotFound", "TooManyRequests"]),

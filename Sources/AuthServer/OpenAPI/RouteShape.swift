@@ -77,7 +77,7 @@ struct RouteShape: Sendable {
     static func key(_ method: String, _ path: String) -> String { method + " " + path }
 
     /// Every route's shape.
-    static let all: [String: RouteShape] = [service, appServices, accounts, oauth, oidcAuthorize, mfa, webSignIn, oidc].reduce(into: [:]) {
+    static let all: [String: RouteShape] = [service, appServices, accounts, oauth, oidcAuthorize, mfa, passkeys, webSignIn, oidc].reduce(into: [:]) {
         all, group in
         all.merge(group) { _, _ in preconditionFailure("two shapes for one route") }
     }
