@@ -25,6 +25,7 @@ enum OpenAPIAnswers {
         var json: [JSONSchema] = []
         var html = false
         var text = false
+        var script = false
         var headers: [String] = []
     }
 
@@ -37,6 +38,7 @@ enum OpenAPIAnswers {
             case .json(let schema): byStatus[answer.status]!.json.append(schema)
             case .html: byStatus[answer.status]!.html = true
             case .text: byStatus[answer.status]!.text = true
+            case .script: byStatus[answer.status]!.script = true
             case .none: break
             }
         }
@@ -70,6 +72,7 @@ enum OpenAPIAnswers {
         }
         if parts.html { content[.html] = .b(OpenAPI.Content(schema: .string)) }
         if parts.text { content[.txt] = .b(OpenAPI.Content(schema: .string)) }
+        if parts.script, let type = OpenAPI.ContentType(rawValue: "text/javascript") { content[type] = .b(OpenAPI.Content(schema: .string)) }
         var headers = OpenAPI.Header.Map()
         for name in parts.headers + (status == 429 || status == 503 ? ["Retry-After"] : []) where headers[name] == nil {
             headers[name] = .b(header(name))

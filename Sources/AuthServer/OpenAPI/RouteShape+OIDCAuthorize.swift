@@ -35,10 +35,26 @@ extension RouteShape {
             key("GET", OIDCAuthorizeRoutes.loginPath): RouteShape(
                 summary: "The hosted login page of a flow", query: flow, answers: [page], pages: [400]),
             key("POST", OIDCAuthorizeRoutes.loginPath): RouteShape(
-                summary: "The login form's post: email and password",
+                summary: "The login form's post: email and password; the second step's code or passkey; a passkey sign-in",
                 query: flow,
-                body: .form(S.object([:], optional: ["email": .string, "password": .string, OIDCPages.csrfField: .string])),
-                bodyRequired: false, answers: [page, after], pages: [400, 403, 429, 503]),
+                body: .form(
+                    S.object(
+                        [:],
+                        optional: [
+                            "email": .string, "password": .string, OIDCPages.csrfField: .string, OIDCPages.secondStepField: .string,
+                            OIDCPages.codeField: .string, OIDCPages.passkeyField: .string(description: "a WebAuthn get() response as JSON"),
+                        ])),
+                bodyRequired: false, answers: [page, after], pages: [400, 401, 403, 429, 503]),
+            key("POST", OIDCAuthorizeRoutes.passkeyOptionsPath): RouteShape(
+                summary: "The options of a passkey button of the login page (a sign-in) or of the second page (with its mfa_token)",
+                query: flow,
+                body: .form(S.object([:], optional: [OIDCPages.csrfField: .string, OIDCPages.secondStepField: .string])),
+                bodyRequired: false,
+                answers: [ok("the request options", S.object(["publicKey": S.object(["challenge": .string])]), headers: ["Cache-Control"])],
+                errors: ["AuthError", "AuthProviderNotFound", "TooManyRequests"]),
+            key("GET", PasskeyScript.path): RouteShape(
+                summary: "The hosted pages' passkey script", answers: [Answer(status: 200, description: "the script", payload: .script)],
+                everyRoute: ["ServiceUnavailable"]),
             key("GET", OIDCAuthorizeRoutes.loginPath + "/:provider"): RouteShape(
                 summary: "A web sign-in button of the login page (google, apple, facebook): to the provider, back at its callback",
                 query: flow,

@@ -19,6 +19,8 @@ struct RouteShape: Sendable {
         case html
         /// Prometheus text.
         case text
+        /// A script (`text/javascript`).
+        case script
         /// No body (204).
         case none
     }

@@ -11,12 +11,19 @@ extension OIDCPages {
     /// Chromium stops there. So the page of a flow allows the one origin that flow's answer goes
     /// to (``formActionSource(redirectURI:)``), and nothing else: the web sign-in buttons are
     /// links, not forms, and need no entry.
+    /// A page with the passkey button (`script`) also allows the server's own scripts and
+    /// fetches (`script-src 'self'; connect-src 'self'`): ``PasskeyScript`` and its options call.
     /// - Parameter redirectURI: the flow's redirect URI as requested (a loopback one with its
     ///   port); `nil` for a page whose form never leads off the server (error, signed out).
-    public static func headers(redirectURI: String?) -> [(name: String, value: String)] {
+    public static func headers(redirectURI: String?, script: Bool = false) -> [(name: String, value: String)] {
         AccountPages.headers.map { header in
-            guard header.name == "Content-Security-Policy", let source = redirectURI.map(formActionSource(redirectURI:)) else { return header }
-            return (name: header.name, value: header.value.replacingOccurrences(of: "form-action 'self'", with: "form-action 'self' \(source)"))
+            guard header.name == "Content-Security-Policy" else { return header }
+            var value = header.value
+            if let source = redirectURI.map(formActionSource(redirectURI:)) {
+                value = value.replacingOccurrences(of: "form-action 'self'", with: "form-action 'self' \(source)")
+            }
+            if script { value = value.replacingOccurrences(of: "default-src 'none';", with: "default-src 'none'; script-src 'self'; connect-src 'self';") }
+            return (name: header.name, value: value)
         }
     }
 

@@ -40,10 +40,13 @@ public enum OIDCPages {
         /// Where the form posts when the page is shown at another URL than its own (after a web
         /// sign-in's callback: the flow's login page URL); `nil`: to the page's own URL.
         public var action: String?
+        /// The passkey options URL of the flow when the app signs in with passkeys: the page then
+        /// has the "Sign in with a passkey" button (``PasskeyScript``).
+        public var passkeyOptions: String?
 
         public init(
             clientName: String, csrf: String, email: String? = nil, message: LoginMessage? = nil, providers: [WebSignInButton] = [],
-            action: String? = nil
+            action: String? = nil, passkeyOptions: String? = nil
         ) {
             self.clientName = clientName
             self.csrf = csrf
@@ -51,6 +54,7 @@ public enum OIDCPages {
             self.message = message
             self.providers = providers
             self.action = action
+            self.passkeyOptions = passkeyOptions
         }
     }
 
@@ -68,13 +72,19 @@ public enum OIDCPages {
         /// Where the form posts when the page is shown at another URL than the login page's (at a
         /// web sign-in's callback: the flow's login page URL); `nil`: to the page's own URL.
         public var action: String?
+        /// The passkey options URL of the flow when the user has a passkey: the page then has a
+        /// "Use a passkey" button (``PasskeyScript``).
+        public var passkeyOptions: String?
 
-        public init(clientName: String, csrf: String, token: String, message: LoginMessage? = nil, action: String? = nil) {
+        public init(
+            clientName: String, csrf: String, token: String, message: LoginMessage? = nil, action: String? = nil, passkeyOptions: String? = nil
+        ) {
             self.clientName = clientName
             self.csrf = csrf
             self.token = token
             self.message = message
             self.action = action
+            self.passkeyOptions = passkeyOptions
         }
     }
 
@@ -82,6 +92,8 @@ public enum OIDCPages {
     public static let secondStepField = "mfa_token"
     /// The name of the second step's code field.
     public static let codeField = "code"
+    /// The name of the passkey form's field: the assertion as WebAuthn's JSON.
+    public static let passkeyField = "passkey"
 
     /// Why the login page comes back.
     public enum LoginMessage: Sendable, Hashable {
@@ -101,6 +113,8 @@ public enum OIDCPages {
         case disabled
         /// The second step's code was wrong, used or stale.
         case wrongCode
+        /// A passkey's assertion was refused.
+        case passkeyRefused
     }
 
     /// A "Continue with …" link of the login page.
@@ -220,7 +234,8 @@ public enum OIDCPages {
                     <input type="hidden" name="\(secondStepField)" value="\(escape(f.token))">\
                     <label for="code">Code</label>\
                     <input type="text" id="code" name="\(codeField)" autocomplete="one-time-code" required maxlength="64" autofocus>\
-                    <button type="submit">Continue</button></form>
+                    <button type="submit">Continue</button></form>\
+                    \(passkeyForm(f.passkeyOptions, csrf: f.csrf, token: f.token, action: action, label: "Use a passkey"))
                     """)
         case .login(let l):
             let message = l.message.map { "<p class=\"error\" id=\"problem\">\(escape(text(of: $0)))</p>" } ?? ""
@@ -235,8 +250,30 @@ public enum OIDCPages {
                     <input type="email" id="email" name="email" autocomplete="username" required maxlength="320" value="\(escape(l.email ?? ""))">\
                     <label for="password">Password</label>\
                     <input type="password" id="password" name="password" autocomplete="current-password" required maxlength="512">\
-                    <button type="submit">Sign in</button></form>\(buttons)
+                    <button type="submit">Sign in</button></form>\(buttons)\
+                    \(passkeyForm(l.passkeyOptions, csrf: l.csrf, token: nil, action: action, label: "Sign in with a passkey"))
                     """)
+        }
+    }
+
+    /// The passkey button, its hidden form (posting like the page's own) and the script; nothing without `options`.
+    private static func passkeyForm(_ options: String?, csrf: String, token: String?, action: String, label: String) -> String {
+        guard let options else { return "" }
+        let escape = AccountPages.escape
+        let step = token.map { "<input type=\"hidden\" name=\"\(secondStepField)\" value=\"\(escape($0))\">" } ?? ""
+        return """
+            <form method="post" id="passkey-form"\(action) hidden>\(csrfInput(csrf))\(step)<input type="hidden" name="\(passkeyField)"></form>\
+            <button type="button" class="alt" id="passkey" data-options="\(escape(options))" hidden>\(escape(label))</button>\
+            <p class="error" id="passkey-problem" hidden></p><script src="\(PasskeyScript.path)"></script>
+            """
+    }
+
+    /// Whether a page runs ``PasskeyScript`` (its policy then allows the server's own scripts and fetches).
+    public static func hasScript(_ page: Page) -> Bool {
+        switch page {
+        case .login(let l): l.passkeyOptions != nil
+        case .secondFactor(let f): f.passkeyOptions != nil
+        default: false
         }
     }
 
@@ -255,6 +292,7 @@ public enum OIDCPages {
         case .otherAccount: "The app asked for another account: sign in with that one."
         case .disabled: "This account is disabled."
         case .wrongCode: "The code is wrong, already used or too old."
+        case .passkeyRefused: "The passkey was not accepted. Try again, or sign in another way."
         }
     }
 }

@@ -23,6 +23,9 @@ extension OIDCAuthorizeRoutes {
         guard isFromOwnPage(request, fields, resumed) else { return loginPage(resumed, email: email, message: .expiredForm, status: 403) }
         let app = try server.app(resumed.request.client.app)
         if fields[OIDCPages.secondStepField] != nil { return try await secondStep(resumed, fields, app: app, request, context) }
+        if let passkey = fields[OIDCPages.passkeyField], !passkey.isEmpty {
+            return try await passkeySignIn(resumed, passkey, app: app, request, context)
+        }
         let authentication: Authentication
         do {
             try await server.throttle("login_addr:" + (context.clientAddress ?? ""), server.config.limits.loginPerAddress, context)
@@ -126,7 +129,7 @@ extension OIDCAuthorizeRoutes {
         let client = resumed.request.client
         let login = OIDCPages.Login(
             clientName: client.name, csrf: resumed.flow.csrf, email: email, message: message, providers: webSignInButtons(resumed),
-            action: action)
+            action: action, passkeyOptions: passkeyLoginOptions(resumed))
         return Self.page(.login(login), app: client.app, redirectURI: resumed.request.redirectURI, status: status)
     }
 

@@ -35,7 +35,7 @@ extension OIDCAuthorizeRoutes {
                 payload: resumed.handle + " " + authentication.methods.joined(separator: ","), createdAt: time,
                 expiresAt: time + MFALoginRoutes.tokenTTL)
         }
-        return secondFactorPage(resumed, token: issued.token, message: nil, action: action)
+        return try await secondFactorPage(resumed, token: issued.token, userID: authentication.userID, app: app, message: nil, action: action)
     }
 
     /// The login page's `GET` of a step-up flow (``OIDCAuthorizationRequest/requiresMFA``) whose
@@ -56,20 +56,32 @@ extension OIDCAuthorizeRoutes {
     ) async throws -> Response {
         let token = String((fields[OIDCPages.secondStepField] ?? "").prefix(128))
         let code = String((fields[OIDCPages.codeField] ?? "").prefix(64)).trimmingCharacters(in: .whitespaces)
+        let passkey = fields[OIDCPages.passkeyField].flatMap { $0.isEmpty ? nil : $0 }
         let sessions = app.sessions, appID = app.config.id, time = now
-        let record = try await sessions.store.read { tx in try await tx.lookUpOneTimeToken(token, purpose: .opSecondFactor, app: appID) }
-        let bound = record.map { $0.payload.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false) } ?? []
-        guard let record, record.state(at: time) == .live, bound.count == 2, bound[0] == resumed.handle else {
+        guard let record = try await liveSecondStep(token, resumed, app: app) else {
             return loginPage(resumed, email: nil, message: .expiredForm, status: 401)
         }
-        guard !code.isEmpty else { return secondFactorPage(resumed, token: token, message: .wrongCode, status: 401) }
-        let check: MFACheck
+        let first = record.payload.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first ?? ""
+        func again(_ message: OIDCPages.LoginMessage, _ status: Int) async throws -> Response {
+            try await secondFactorPage(resumed, token: token, userID: record.subject, app: app, message: message, status: status)
+        }
+        // The token is spent with the proof, in one transaction: of two right answers, one signs in.
+        let spend: @Sendable (any SessionStoreTransaction) async throws -> Void = { tx in
+            guard case .consumed = try await tx.consumeOneTimeToken(token, purpose: .opSecondFactor, app: appID, at: time) else {
+                throw TokenError(.authFailed, "the second step was already used")
+            }
+        }
+        let check: MFACheck, method: String
         do {
-            check = try await sessions.checkMFA(userID: record.subject, code: .either(code)) { _, tx in
-                // The token is spent with the code, in one transaction: of two right answers, one signs in.
-                guard case .consumed = try await tx.consumeOneTimeToken(token, purpose: .opSecondFactor, app: appID, at: time) else {
-                    throw TokenError(.authFailed, "the second step was already used")
-                }
+            if let passkey {
+                guard let response = Self.assertion(passkey) else { return try await again(.passkeyRefused, 400) }
+                method = PasskeyLogin.name
+                check = try await sessions.checkPasskeySecondFactor(
+                    userID: record.subject, binding: token, response: response, relyingParty: server.config.passkeys, accepted: spend)
+            } else {
+                guard !code.isEmpty else { return try await again(.wrongCode, 401) }
+                method = "totp"
+                check = try await sessions.checkMFA(userID: record.subject, code: .either(code)) { _, tx in try await spend(tx) }
             }
         } catch let e as TokenError where e.code == .invalidInput || e.code == .authFailed {
             // The factor was turned off since the password step, or the step was used meanwhile.
@@ -78,23 +90,26 @@ extension OIDCAuthorizeRoutes {
         switch check {
         case .accepted:
             let authentication = Authentication(
-                userID: record.subject, methods: bound[1].split(separator: ",").map(String.init) + ["totp"],
-                time: sessions.configuration.clock.now())
+                userID: record.subject, methods: first.split(separator: ",").map(String.init) + [method], time: sessions.configuration.clock.now())
             return try await signedIn(resumed, authentication, app: app, request)
         case .refused:
-            return secondFactorPage(resumed, token: token, message: .wrongCode, status: 401)
+            return try await again(passkey == nil ? .wrongCode : .passkeyRefused, 401)
         case .locked(let after):
-            var page = secondFactorPage(resumed, token: token, message: .wait(seconds: Int(after)), status: 429)
+            var page = try await again(.wait(seconds: Int(after)), 429)
             page.headers[.retryAfter] = String(after)
             return page
         }
     }
 
+    /// The second page of `userID`'s sign-in, with the passkey button when the user has a passkey.
     private func secondFactorPage(
-        _ resumed: OIDCResumedFlow, token: String, message: OIDCPages.LoginMessage?, status: Int? = nil, action: String? = nil
-    ) -> Response {
+        _ resumed: OIDCResumedFlow, token: String, userID: String, app: AuthServer.AppRuntime, message: OIDCPages.LoginMessage?,
+        status: Int? = nil, action: String? = nil
+    ) async throws -> Response {
         let client = resumed.request.client
-        let page = OIDCPages.SecondFactor(clientName: client.name, csrf: resumed.flow.csrf, token: token, message: message, action: action)
+        let page = OIDCPages.SecondFactor(
+            clientName: client.name, csrf: resumed.flow.csrf, token: token, message: message, action: action,
+            passkeyOptions: try await passkeySecondFactorOptions(resumed, userID: userID, app: app))
         return Self.page(.secondFactor(page), app: client.app, redirectURI: resumed.request.redirectURI, status: status)
     }
 }

@@ -105,6 +105,8 @@ extension RouteTable {
         Row(.get, OIDCAuthorizeRoutes.loginPath + "/:provider", throttles: [.inHandler("login_per_address")], "loginPageWebSignIn") {
             .plain($0.oidc.startWebSignIn)
         },
+        Row(.post, OIDCAuthorizeRoutes.passkeyOptionsPath, throttles: [login], "loginPagePasskeyOptions") { .plain($0.oidc.passkeyOptions) },
+        Row(.get, PasskeyScript.path, "passkeyScript") { .plain($0.oidc.passkeyScript) },
         Row(.get, OIDCAuthorizeRoutes.consentPath, "consentPage") { .plain($0.oidc.consentPage) },
         Row(.post, OIDCAuthorizeRoutes.consentPath, "consentPageForm") { .plain($0.oidc.consent) },
     ]

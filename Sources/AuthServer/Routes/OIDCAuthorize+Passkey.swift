@@ -1,0 +1,103 @@
+import Foundation
+import Hummingbird
+import Identity
+import JOSE
+import Sessions
+
+/// Passkeys on the hosted login: the "Sign in with a passkey" button of the login page (an app
+/// with the `passkey` provider) and the passkey button of the second step (a user with a
+/// passkey), both run by ``PasskeyScript``. The script posts the page's CSRF token (and the second
+/// step's token) to `POST /oauth/login/passkey?flow=HANDLE` for the options, then the assertion
+/// as the field `passkey` of a form posting like the page's own. A refused assertion shows the page
+/// again (401), the lock 429.
+extension OIDCAuthorizeRoutes {
+    /// The options route of a flow's passkey buttons.
+    static let passkeyOptionsPath = loginPath + "/passkey"
+
+    /// `GET /oauth/passkey.js`: ``PasskeyScript``.
+    func passkeyScript(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/javascript; charset=utf-8"
+        headers[.cacheControl] = "public, max-age=3600"
+        headers[HTTPFields.Element.Name("X-Content-Type-Options")!] = "nosniff"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: PasskeyScript.source)))
+    }
+
+    /// `POST /oauth/login/passkey?flow=HANDLE` (form: the CSRF token, and the second step's
+    /// token on the second page) → `{"publicKey": request options}`: a discoverable sign-in's, or
+    /// the second step's user's passkeys with a challenge bound to that step.
+    func passkeyOptions(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+        let fields = try await Self.formFields(request, context)
+        guard let resumed = try await resume(request, context) else { throw TokenError(.authFailed, "the sign-in expired: reload the page") }
+        guard isFromOwnPage(request, fields, resumed) else { throw TokenError(.authFailed, "the form expired: reload the page") }
+        let app = try server.app(resumed.request.client.app)
+        let options: JSONValue
+        if let token = fields[OIDCPages.secondStepField] {
+            guard let record = try await liveSecondStep(token, resumed, app: app) else { throw TokenError(.authFailed, "the second step expired") }
+            options = try await app.sessions.passkeySecondFactorOptions(userID: record.subject, binding: token, relyingParty: server.config.passkeys)
+        } else {
+            guard passkeySignIn(app: app.config.id) else { throw TokenError(.providerNotFound, "the app has no passkey provider") }
+            options = try await app.sessions.passkeyLoginOptions(relyingParty: server.config.passkeys).options
+        }
+        return JSONResponse.ok(["publicKey": options], noStore: true)
+    }
+
+    /// The login form's post of a passkey sign-in (field `passkey`), its CSRF token checked.
+    func passkeySignIn(_ resumed: OIDCResumedFlow, _ field: String, app: AuthServer.AppRuntime, _ request: Request, _ context: AuthRequestContext)
+        async throws -> Response
+    {
+        guard passkeySignIn(app: app.config.id) else { return loginPage(resumed, email: nil, message: .passkeyRefused, status: 400) }
+        let check: PasskeyCheck
+        do {
+            try await server.throttle("login_addr:" + (context.clientAddress ?? ""), server.config.limits.loginPerAddress, context)
+            guard let response = Self.assertion(field), let challenge = WebAuthnRelyingParty.challenge(in: response.clientDataJSON) else {
+                return loginPage(resumed, email: nil, message: .passkeyRefused, status: 400)
+            }
+            check = try await app.sessions.checkPasskeyLogin(challengeID: challenge, response: response, relyingParty: server.config.passkeys)
+        } catch let e as TokenError where e.code == .tooManyRequests || e.code == .serverBusy {
+            return waitPage(resumed, email: nil, e, context)
+        }
+        switch check {
+        case .accepted(let userID, let verified):
+            let methods = [PasskeyLogin.name] + (verified ? [PasskeyLogin.userVerifiedMethod] : [])
+            return try await signedIn(resumed, Authentication(userID: userID, methods: methods, time: app.sessions.configuration.clock.now()), app: app, request)
+        case .refused:
+            return loginPage(resumed, email: nil, message: .passkeyRefused, status: 401)
+        case .locked(let after):
+            context.notes.retryAfter.withLock { $0 = after }
+            return waitPage(resumed, email: nil, TokenError(.tooManyRequests, "locked"), context)
+        }
+    }
+
+    /// The options URL of the login page's passkey button, when `app` signs in with passkeys.
+    func passkeyLoginOptions(_ resumed: OIDCResumedFlow) -> String? {
+        passkeySignIn(app: resumed.request.client.app) ? pageURL(Self.passkeyOptionsPath, resumed.handle) : nil
+    }
+
+    /// The options URL of the second page's passkey button, when `userID` has a passkey.
+    func passkeySecondFactorOptions(_ resumed: OIDCResumedFlow, userID: String, app: AuthServer.AppRuntime) async throws -> String? {
+        try await app.sessions.passkeys(userID: userID).isEmpty ? nil : pageURL(Self.passkeyOptionsPath, resumed.handle)
+    }
+
+    /// The live second step `token` of this flow, else `nil`.
+    func liveSecondStep(_ token: String, _ resumed: OIDCResumedFlow, app: AuthServer.AppRuntime) async throws -> OneTimeTokenRecord? {
+        let (appID, time) = (app.config.id, now)
+        let record = try await app.sessions.store.read { tx in
+            try await tx.lookUpOneTimeToken(String(token.prefix(128)), purpose: .opSecondFactor, app: appID)
+        }
+        guard let record, record.state(at: time) == .live, record.payload.split(separator: " ").first.map(String.init) == resumed.handle else {
+            return nil
+        }
+        return record
+    }
+
+    /// The `passkey` field as an assertion response; `nil` when it is not one (a hostile form).
+    static func assertion(_ field: String) -> WebAuthnAssertionResponse? {
+        guard field.utf8.count <= 48 * 1024,
+            let value = try? JSONValue(parsing: field, limits: JSONLimits(maxBytes: 48 * 1024, maxDepth: 4, maxTopLevelMembers: 16))
+        else { return nil }
+        return try? WebAuthnAssertionResponse(json: value)
+    }
+
+    private func passkeySignIn(app: String) -> Bool { server.loginMethods[app]?.method(PasskeyLogin.self) != nil }
+}
