@@ -171,7 +171,8 @@ class Run:
         line = self.process.stdout.readline()
         if not line.startswith("listening on http://"):
             self.stop()
-            raise Failed(f"tokentool serve did not start: {line!r} (its log: {self.log_path})")
+            with open(self.log_path) as f:
+                raise Failed(f"tokentool serve to start; got {line!r} and on stderr:\n{f.read()[-2000:]}")
 
     def stop(self):
         self.process.terminate()
