@@ -388,6 +388,13 @@ def preferred_run(run):
                       listed, verdict)
     run.passkey_login(device_a)
     listed = run.passkeys(token)
+    public_key, challenge_id = run.login_options()
+    assertion, verdict = run.get(device_a, public_key)
+    check(not isinstance(verdict, Exception), "py_webauthn accepts it (the signature does not cover userHandle)", verdict)
+    assertion["response"]["userHandle"] = b64(b["user_id"].encode())
+    run.refused_login("an assertion whose userHandle names another user", {"challenge_id": challenge_id, "credential": assertion}, token, listed)
+    run.passkey_login(device_a)
+    listed = run.passkeys(token)
 
     public_key = run.registration_options(token, a["user_id"], exclude=[b64(device_a.credential_id)])
     spare = SoftWebauthnDevice()
@@ -509,7 +516,9 @@ def failure(e):
     """The failed check's line in this file, beside what was expected and what came."""
     frames = [f for f in traceback.extract_tb(e.__traceback__) if os.path.basename(f.filename) == os.path.basename(__file__)
               and f.name not in ("check", "expect")]
-    return f"FAIL {e}" + (f"\n  at line {frames[-1].lineno}: {frames[-1].line}" if frames else "")
+    steps = [f for f in frames if f.name in ("preferred_run", "required_run")]
+    shown = ([steps[-1]] if steps and steps[-1] is not frames[-1] else []) + frames[-1:]
+    return f"FAIL {e}" + "".join(f"\n  at line {f.lineno}: {f.line}" for f in shown)
 
 
 def free_port():
