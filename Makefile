@@ -18,8 +18,8 @@ APT_PACKAGES := libssl-dev libjansson-dev pkg-config openssl postgresql valgrind
 # oidc-provider-mock) is the real upstream provider of the web sign-in test.
 PY_PACKAGES := joserfc authlib requests selenium openapi_spec_validator schemathesis pyotp oidc_provider_mock
 # soft-webauthn (a software authenticator) and webauthn (py_webauthn) make and check the passkey
-# vectors (TestVectors/webauthn/). soft-webauthn needs fido2 1.x, which needs a cryptography older than
-# joserfc's, so these two live in a virtual environment of their own.
+# vectors (TestVectors/webauthn/) and run passkeys-test. soft-webauthn needs fido2 1.x, which needs a
+# cryptography older than joserfc's, so these two live in a virtual environment of their own.
 WEBAUTHN_VENV := .build-py
 BIN := .build/debug/tokentool
 # Sets $$bin to the AddressSanitizer tokentool that `make test` built (building it when missing), for the
@@ -37,7 +37,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswif
 	-Xlinker --no-export-dynamic -Xlinker -L$(STATIC_CXX)
 
 .PHONY: deps build release release-smoke demo test bench bench-server fuzz fuzz-smoke check-memory browser-test openapi-test format \
-	websignin-test oidc-test
+	websignin-test passkeys-test oidc-test
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -81,6 +81,7 @@ test: deps
 	$(MAKE) --no-print-directory browser-test
 	$(MAKE) --no-print-directory openapi-test
 	$(MAKE) --no-print-directory websignin-test
+	$(MAKE) --no-print-directory passkeys-test
 	$(MAKE) --no-print-directory oidc-test
 	$(MAKE) --no-print-directory fuzz-smoke
 	scripts/check-memory.sh valgrind
@@ -142,6 +143,17 @@ websignin-test: deps
 	@if [ "$$TOKENTOOL_CORE_ONLY" = 1 ]; then echo "websignin-test: skipped (the core-only build has no server)"; exit 0; fi; \
 	$(ASAN_TOKENTOOL); \
 	ASAN_OPTIONS=detect_leaks=0 python3 Tests/WebSignIn/upstream_test.py "$$bin"
+
+# Passkeys end to end over HTTP (Tests/Passkeys/passkeys_test.py): PyPI soft-webauthn as the browser's
+# authenticator and PyPI webauthn (py_webauthn) as an independent relying party that must accept each ceremony
+# the server accepts; registration, passkey sign-in, the passkey as a second factor, deletion, and the refusals
+# one by one (a replayed or misdirected assertion, another origin, a tampered signature, a cloned authenticator,
+# garbage CBOR, another user's passkey, no user verification where it is required); on SQLite and a throwaway
+# PostgreSQL, against the tokentool that `make test` built (the AddressSanitizer one), in the venv of deps.
+passkeys-test: deps
+	@if [ "$$TOKENTOOL_CORE_ONLY" = 1 ]; then echo "passkeys-test: skipped (the core-only build has no server)"; exit 0; fi; \
+	$(ASAN_TOKENTOOL); \
+	ASAN_OPTIONS=detect_leaks=0 $(WEBAUTHN_VENV)/bin/python Tests/Passkeys/passkeys_test.py "$$bin"
 
 # OpenID Connect relying parties nobody here wrote against tokentool serve (Tests/OIDC/rp_test.py): PyPI
 # authlib (PKCE, its id_token validation, userinfo) and Apache with Debian's mod_auth_openidc protecting a
