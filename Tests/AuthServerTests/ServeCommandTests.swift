@@ -165,4 +165,28 @@ struct UserMFACommandTests {
             #expect(unknown.status == 1 && unknown.stderr.contains("user_not_found"))
         }
     }
+
+    @Test("status lists a user's passkeys; reset removes them with the rest; another user's stay", arguments: StoreKind.available)
+    func passkeys(kind: StoreKind) async throws {
+        try await Harness.withStore(kind) { t in
+            let sessions = SessionManager(store: t.store, configuration: SessionConfiguration(issuer: "https://auth.test", audience: "myapp"))
+            for user in ["alice", "bob"] {
+                _ = try await sessions.ensureUser(id: user)
+                let passkey = PasskeyRecord(
+                    id: "pk-" + user, app: "", userID: user, name: user + "'s laptop", publicKey: "{}", algorithm: "ES256", signCount: 0, createdAt: 100)
+                #expect(try await t.store.transaction { tx in try await tx.insertPasskey(passkey) })
+            }
+            let env: [String: String?] = ["TOKENTOOL_STORE": nil, "TOKENTOOL_STORE_FILE": nil, "TOKENTOOL_MASTER_KEY_FILE": nil]
+            func tokentool(_ args: [String]) async throws -> CLI.Result { try await CLI.detached { try CLI.tokentool(args, environment: env) } }
+            let text = try await tokentool(["user", "mfa", "alice", "--store", t.location])
+            #expect(text.stdout == "user alice: TOTP off, 1 passkey, 0 recovery codes left\n  passkey pk-alice \"alice's laptop\"\n", "\(text.stderr)")
+            let json = try await tokentool(["user", "mfa", "alice", "--store", t.location, "--json"])
+            #expect(try JSONValue(parsing: json.stdout).objectValue?["passkeys"] == .array([.object(["id": "pk-alice", "name": "alice's laptop"])]))
+            let reset = try await tokentool(["user", "mfa", "reset", "alice", "--store", t.location])
+            #expect(reset.status == 0 && reset.stdout == "removed the second factors of user alice\n", "\(reset.stderr)")
+            #expect(try await sessions.passkeys(userID: "alice").isEmpty)
+            #expect(try await sessions.passkeys(userID: "bob").map(\.id) == ["pk-bob"])
+            #expect(try await sessions.hasSecondFactor(userID: "bob"))
+        }
+    }
 }
