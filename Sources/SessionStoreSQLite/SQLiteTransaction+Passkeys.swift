@@ -32,7 +32,8 @@ extension SQLiteTransaction {
     }
 
     func recordPasskeyUse(app: String, id: String, signCount: Int64, at time: Int64) async throws {
-        _ = try await q("UPDATE passkeys SET sign_count = ?, last_used_at = ? WHERE app = ? AND id = ?", [.int(signCount), .int(time), .text(app), .text(id)])
+        _ = try await q(
+            "UPDATE passkeys SET sign_count = ?, last_used_at = ? WHERE app = ? AND id = ?", [.int(signCount), .int(time), .text(app), .text(id)])
     }
 
     func deletePasskey(app: String, userID: String, id: String) async throws -> Bool {

@@ -46,7 +46,9 @@ import Testing
             #expect(created.status == 201)
             var device = registered
             let script = try await s.call(.GET, "/oauth/passkey.js")
-            #expect(script.status == 200 && script.header("Content-Type") == "text/javascript; charset=utf-8" && script.body.contains("navigator.credentials.get"))
+            #expect(
+                script.status == 200 && script.header("Content-Type") == "text/javascript; charset=utf-8"
+                    && script.body.contains("navigator.credentials.get"))
             #expect(script.header("X-Content-Type-Options") == "nosniff")
             try await OIDCBrowser.with(s) { b in
                 let (url, csrf, body) = try await OIDCLoginPageTests.openLogin(b, scope: "openid")
@@ -54,7 +56,9 @@ import Testing
                 #expect(!body.contains("<script>") && !body.contains("onclick"))
                 let csp = try await b.get(url).header("Content-Security-Policy") ?? ""
                 #expect(csp.contains("script-src 'self'") && csp.contains("connect-src 'self'") && !csp.contains("unsafe"))
-                #expect(try await b.post("/oauth/login/passkey?flow=" + (OIDCFixture.parameters(b.url(url))["flow"] ?? ""), [("csrf", "x")]).status == 401)
+                #expect(
+                    try await b.post("/oauth/login/passkey?flow=" + (OIDCFixture.parameters(b.url(url))["flow"] ?? ""), [("csrf", "x")]).status == 401
+                )
 
                 let options = try await Self.options(b, url, [("csrf", csrf)])
                 #expect(options["allowCredentials"]?.arrayValue == [] && options["rpId"]?.stringValue == P.rpID)
@@ -78,7 +82,10 @@ import Testing
                 let step = try await b.post(url, [("csrf", csrf), ("email", "ada@example.com"), ("password", "correct horse")])
                 #expect(step.status == 200 && step.body.contains(#"autocomplete="one-time-code""#) && step.body.contains("Use a passkey"))
                 let token = String(try #require(step.body.firstMatch(of: /name="mfa_token" value="([^"]+)"/)?.output.1))
-                #expect(try await b.post("/oauth/login/passkey?flow=" + (OIDCFixture.parameters(b.url(url))["flow"] ?? ""), [("csrf", csrf), ("mfa_token", "forged")]).status == 401)
+                #expect(
+                    try await b.post(
+                        "/oauth/login/passkey?flow=" + (OIDCFixture.parameters(b.url(url))["flow"] ?? ""), [("csrf", csrf), ("mfa_token", "forged")]
+                    ).status == 401)
                 let second = try await Self.options(b, url, [("csrf", csrf), ("mfa_token", token)])
                 #expect(second["allowCredentials"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } == [device.id])
                 let wrongOrigin = try device.get(challenge: try #require(second["challenge"]?.stringValue), rpID: P.rpID, origin: "http://evil.test")

@@ -34,7 +34,8 @@ import Testing
     static func registered(_ s: LiveServer, _ access: String, name: String = "laptop") async throws -> (SoftAuthenticator, LiveServer.Answer) {
         var authenticator = try SoftAuthenticator()
         let credential = try authenticator.create(try await creationOptions(s, access), origin: origin)
-        let answer = try await s.call(.POST, passkeys + "/registration", body: body(["credential": credential, "name": .string(name)]), bearer: access)
+        let answer = try await s.call(
+            .POST, passkeys + "/registration", body: body(["credential": credential, "name": .string(name)]), bearer: access)
         return (authenticator, answer)
     }
 
@@ -53,7 +54,9 @@ import Testing
         try await s.call(.GET, passkeys, bearer: access).json?.arrayValue?.count ?? -1
     }
 
-    @Test("register (201, excludeCredentials), list, status; sign in by passkey [hwk, user, mfa]; a password sign-in then needs it [pwd, hwk, mfa]; delete", arguments: StoreKind.available)
+    @Test(
+        "register (201, excludeCredentials), list, status; sign in by passkey [hwk, user, mfa]; a password sign-in then needs it [pwd, hwk, mfa]; delete",
+        arguments: StoreKind.available)
     func lifecycle(kind: StoreKind) async throws {
         try await LiveServer.with(kind, apps: Self.apps) { s in
             let first = try await Self.user(s, "ada@example.com")
@@ -111,7 +114,9 @@ import Testing
         }
     }
 
-    @Test("refused: replayed registration, UV missing, garbage CBOR, wrong origin, cloned counter, another user's handle or passkey, a stale challenge; then the lock", arguments: StoreKind.available)
+    @Test(
+        "refused: replayed registration, UV missing, garbage CBOR, wrong origin, cloned counter, another user's handle or passkey, a stale challenge; then the lock",
+        arguments: StoreKind.available)
     func refusals(kind: StoreKind) async throws {
         try await LiveServer.with(kind, apps: Self.apps) { s in
             let ada = try await Self.user(s, "ada@example.com")
@@ -123,7 +128,8 @@ import Testing
             var copy = try SoftAuthenticator()
             let options = try await Self.creationOptions(s, access)
             let credential = try copy.create(options, origin: Self.origin)
-            #expect(try await s.call(.POST, Self.passkeys + "/registration", body: Self.body(["credential": credential]), bearer: access).status == 201)
+            #expect(
+                try await s.call(.POST, Self.passkeys + "/registration", body: Self.body(["credential": credential]), bearer: access).status == 201)
             let replayed = try await s.call(.POST, Self.passkeys + "/registration", body: Self.body(["credential": credential]), bearer: access)
             #expect(replayed.status == 400 && replayed.errorCode == "InvalidParameter", "\(replayed.body)")
             var lazy = try SoftAuthenticator()
@@ -135,7 +141,8 @@ import Testing
             let hostile: JSONValue = .object([
                 "id": .string(lazy.id), "type": "public-key",
                 "response": .object([
-                    "clientDataJSON": .string(Base64URL.encode(SoftAuthenticator.clientData(type: "webauthn.create", challenge: challenge, origin: Self.origin))),
+                    "clientDataJSON": .string(
+                        Base64URL.encode(SoftAuthenticator.clientData(type: "webauthn.create", challenge: challenge, origin: Self.origin))),
                     "attestationObject": .string(Base64URL.encode([0xbf, 0x9f, 0x9f, 0x9f] + [UInt8](repeating: 0x81, count: 300))),
                 ]),
             ])
@@ -152,7 +159,9 @@ import Testing
             #expect(wrongOrigin.status == 401 && wrongOrigin.errorCode == "AuthError", "\(wrongOrigin.body)")
             let wrongRP = try await attempt { try device.get(challenge: $0, rpID: "evil.test", origin: Self.origin) }
             #expect(wrongRP.status == 401)
-            let wrongHandle = try await attempt { try device.get(challenge: $0, rpID: Self.rpID, origin: Self.origin, userHandle: Array("someone".utf8)) }
+            let wrongHandle = try await attempt {
+                try device.get(challenge: $0, rpID: Self.rpID, origin: Self.origin, userHandle: Array("someone".utf8))
+            }
             #expect(wrongHandle.status == 401)
             let (staleID, _) = try await Self.loginOptions(s)
             let otherChallenge = try await Self.login(s, staleID, try device.get(challenge: challenge, rpID: Self.rpID, origin: Self.origin))

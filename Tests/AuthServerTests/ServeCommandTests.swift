@@ -154,7 +154,9 @@ struct UserMFACommandTests {
             #expect(status.status == 0, "\(status.stderr)")
             #expect(
                 try JSONValue(parsing: status.stdout)
-                    == .object(["user_id": "alice", "totp": true, "totp_pending": false, "passkeys": [], "recovery_codes_left": 10, "locked_until": .null]))
+                    == .object([
+                        "user_id": "alice", "totp": true, "totp_pending": false, "passkeys": [], "recovery_codes_left": 10, "locked_until": .null,
+                    ]))
             let reset = try await tokentool(["user", "mfa", "reset", "alice", "--store", t.location])
             #expect(reset.status == 0 && reset.stdout == "removed the second factors of user alice\n", "\(reset.stderr)")
             #expect(reset.stderr.contains("notice: second factors of user alice removed"))
@@ -173,13 +175,15 @@ struct UserMFACommandTests {
             for user in ["alice", "bob"] {
                 _ = try await sessions.ensureUser(id: user)
                 let passkey = PasskeyRecord(
-                    id: "pk-" + user, app: "", userID: user, name: user + "'s laptop", publicKey: "{}", algorithm: "ES256", signCount: 0, createdAt: 100)
+                    id: "pk-" + user, app: "", userID: user, name: user + "'s laptop", publicKey: "{}", algorithm: "ES256", signCount: 0,
+                    createdAt: 100)
                 #expect(try await t.store.transaction { tx in try await tx.insertPasskey(passkey) })
             }
             let env: [String: String?] = ["TOKENTOOL_STORE": nil, "TOKENTOOL_STORE_FILE": nil, "TOKENTOOL_MASTER_KEY_FILE": nil]
             func tokentool(_ args: [String]) async throws -> CLI.Result { try await CLI.detached { try CLI.tokentool(args, environment: env) } }
             let text = try await tokentool(["user", "mfa", "alice", "--store", t.location])
-            #expect(text.stdout == "user alice: TOTP off, 1 passkey, 0 recovery codes left\n  passkey pk-alice \"alice's laptop\"\n", "\(text.stderr)")
+            #expect(
+                text.stdout == "user alice: TOTP off, 1 passkey, 0 recovery codes left\n  passkey pk-alice \"alice's laptop\"\n", "\(text.stderr)")
             let json = try await tokentool(["user", "mfa", "alice", "--store", t.location, "--json"])
             #expect(try JSONValue(parsing: json.stdout).objectValue?["passkeys"] == .array([.object(["id": "pk-alice", "name": "alice's laptop"])]))
             let reset = try await tokentool(["user", "mfa", "reset", "alice", "--store", t.location])

@@ -19,7 +19,8 @@ struct PasskeyLogin: LoginMethod {
     func authenticate(_ request: LoginRequest) async throws -> LoginProof {
         let challengeID = try request.body.string("challenge_id", maxBytes: 64)
         let response = try Self.assertion(request.body, "credential")
-        switch try await request.sessions.checkPasskeyLogin(challengeID: challengeID, response: response, relyingParty: request.server.config.passkeys)
+        switch try await request.sessions.checkPasskeyLogin(
+            challengeID: challengeID, response: response, relyingParty: request.server.config.passkeys)
         {
         case .accepted(let userID, let verified): return .passkey(userID: userID, userVerified: verified)
         case .refused(let reason): throw TokenError(.authFailed, "the passkey was refused: \(reason)")

@@ -27,14 +27,21 @@ extension RouteShape {
             key("GET", base + "/auth/passkeys"): RouteShape(
                 summary: "The user's passkeys",
                 answers: [
-                    ok("the passkeys, oldest first", .array(items: S.object(["id": id, "name": .string, "created_at": time, "last_used_at": .string(format: .dateTime, nullable: true)])), headers: noStore)
+                    ok(
+                        "the passkeys, oldest first",
+                        .array(
+                            items: S.object([
+                                "id": id, "name": .string, "created_at": time, "last_used_at": .string(format: .dateTime, nullable: true),
+                            ])), headers: noStore)
                 ]),
             key("DELETE", base + "/auth/passkeys/:id"): RouteShape(
                 summary: "Delete one of the user's passkeys", answers: [done("deleted")], errors: ["ReauthenticationRequired", "NotFound"]),
             key("POST", base + "/app/:app/auth/providers/passkey/login/options"): RouteShape(
                 summary: "Options for navigator.credentials.get() of a passkey sign-in (discoverable credentials) and their challenge_id",
                 body: .json(S.object([:])),
-                answers: [ok("the request options", S.object(["publicKey": S.object(["challenge": .string]), "challenge_id": .string]), headers: noStore)],
+                answers: [
+                    ok("the request options", S.object(["publicKey": S.object(["challenge": .string]), "challenge_id": .string]), headers: noStore)
+                ],
                 errors: ["BadRequest", "AuthProviderNotFound", "TooManyRequests"]),
             key("POST", base + "/app/:app/auth/providers/passkey/login"): RouteShape(
                 summary: "Sign in with a passkey: the get() response over the options' challenge",

@@ -22,7 +22,9 @@ extension OIDCPages {
             if let source = redirectURI.map(formActionSource(redirectURI:)) {
                 value = value.replacingOccurrences(of: "form-action 'self'", with: "form-action 'self' \(source)")
             }
-            if script { value = value.replacingOccurrences(of: "default-src 'none';", with: "default-src 'none'; script-src 'self'; connect-src 'self';") }
+            if script {
+                value = value.replacingOccurrences(of: "default-src 'none';", with: "default-src 'none'; script-src 'self'; connect-src 'self';")
+            }
             return (name: header.name, value: value)
         }
     }

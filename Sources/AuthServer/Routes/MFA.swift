@@ -14,7 +14,8 @@ struct MFARoutes: Sendable {
     func status(_ request: Request, _ context: UserRequestContext) async throws -> Response {
         let status = try await context.app.sessions.mfaStatus(userID: context.session.userID)
         return JSONResponse.ok(
-            ["totp": .bool(status.totp), "passkeys": .int(Int64(status.passkeys)), "recovery_codes_left": .int(Int64(status.recoveryCodesLeft))], noStore: true)
+            ["totp": .bool(status.totp), "passkeys": .int(Int64(status.passkeys)), "recovery_codes_left": .int(Int64(status.recoveryCodesLeft))],
+            noStore: true)
     }
 
     func enrol(_ request: Request, _ context: UserRequestContext) async throws -> Response {

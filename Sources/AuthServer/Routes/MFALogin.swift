@@ -79,7 +79,8 @@ struct MFALoginRoutes: Sendable {
 
     /// The live `mfa_token` `token`, else 401 `AuthError`.
     private static func liveToken(_ token: String, app: AuthServer.AppRuntime, now: Int64) async throws -> OneTimeTokenRecord {
-        guard let record = try await app.sessions.store.read({ tx in try await tx.lookUpOneTimeToken(token, purpose: .mfaLogin, app: app.config.id) }),
+        guard
+            let record = try await app.sessions.store.read({ tx in try await tx.lookUpOneTimeToken(token, purpose: .mfaLogin, app: app.config.id) }),
             record.state(at: now) == .live
         else { throw TokenError(.authFailed, "the mfa_token is unknown, used or expired; sign in again") }
         return record

@@ -60,7 +60,8 @@ extension OIDCAuthorizeRoutes {
         switch check {
         case .accepted(let userID, let verified):
             let methods = [PasskeyLogin.name] + (verified ? [PasskeyLogin.userVerifiedMethod] : [])
-            return try await signedIn(resumed, Authentication(userID: userID, methods: methods, time: app.sessions.configuration.clock.now()), app: app, request)
+            return try await signedIn(
+                resumed, Authentication(userID: userID, methods: methods, time: app.sessions.configuration.clock.now()), app: app, request)
         case .refused:
             return loginPage(resumed, email: nil, message: .passkeyRefused, status: 401)
         case .locked(let after):

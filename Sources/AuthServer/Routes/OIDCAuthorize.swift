@@ -146,7 +146,9 @@ extension OIDCAuthorizeRoutes {
     /// ``OIDCPages/headers(redirectURI:)``, and a cookie to set.
     static func page(_ page: OIDCPages.Page, app: String, redirectURI: String?, status: Int? = nil, setCookie: String? = nil) -> Response {
         var headers = HTTPFields()
-        for (name, value) in OIDCPages.headers(redirectURI: redirectURI, script: OIDCPages.hasScript(page)) { if let n = HTTPFields.Element.Name(name) { headers[n] = value } }
+        for (name, value) in OIDCPages.headers(redirectURI: redirectURI, script: OIDCPages.hasScript(page)) {
+            if let n = HTTPFields.Element.Name(name) { headers[n] = value }
+        }
         if let setCookie { headers[.setCookie] = setCookie }
         return Response(
             status: HTTPResponse.Status(code: status ?? OIDCPages.status(of: page)), headers: headers,

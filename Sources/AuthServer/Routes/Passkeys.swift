@@ -26,7 +26,9 @@ struct PasskeyRoutes: Sendable {
     func register(_ request: Request, _ context: UserRequestContext) async throws -> Response {
         let body = try await RequestJSON.read(request, context: context.base)
         let name = try body.optionalString("name", maxBytes: Self.maxName) ?? "passkey"
-        guard let value = body.object["credential"], value != .null else { throw TokenError(.missingParameter, "the request body has no \"credential\"") }
+        guard let value = body.object["credential"], value != .null else {
+            throw TokenError(.missingParameter, "the request body has no \"credential\"")
+        }
         let response = try WebAuthnRegistrationResponse(json: value)
         try await MFARoutes.requireRecentSignIn(context)
         let passkey: PasskeyRecord

@@ -125,7 +125,8 @@ extension SessionManager {
     public func passkeyLoginOptions(relyingParty: WebAuthnRelyingParty) async throws -> (options: JSONValue, challengeID: String) {
         let (app, now) = (configuration.app, configuration.now)
         let issued = try await store.transaction { tx in
-            try await tx.issueOneTimeToken(purpose: .passkeyLogin, app: app, subject: "", createdAt: now, expiresAt: now + Self.passkeyChallengeSeconds)
+            try await tx.issueOneTimeToken(
+                purpose: .passkeyLogin, app: app, subject: "", createdAt: now, expiresAt: now + Self.passkeyChallengeSeconds)
         }
         return (Self.requestOptions(challenge: issued.token, allow: [], relyingParty: relyingParty), issued.token)
     }
@@ -146,7 +147,8 @@ extension SessionManager {
                 return .refused(reason: "the passkey is not registered here")
             }
             guard let handle = response.userHandle, ConstantTime.equals(handle, Array(passkey.userID.utf8)) else {
-                return try await Self.countFailure(tx, app: app, userID: passkey.userID, now: now, reason: "the user handle is not the passkey's owner")
+                return try await Self.countFailure(
+                    tx, app: app, userID: passkey.userID, now: now, reason: "the user handle is not the passkey's owner")
             }
             return try await Self.check(tx, passkey: passkey, response: response, challenge: challengeID, relyingParty: relyingParty, now: now)
         }

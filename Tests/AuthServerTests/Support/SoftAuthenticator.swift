@@ -64,7 +64,9 @@ struct SoftAuthenticator {
     }
 
     static func clientData(type: String, challenge: String, origin: String) -> [UInt8] {
-        Array(JSONValue.object(["type": .string(type), "challenge": .string(challenge), "origin": .string(origin), "crossOrigin": false]).jsonString.utf8)
+        Array(
+            JSONValue.object(["type": .string(type), "challenge": .string(challenge), "origin": .string(origin), "crossOrigin": false]).jsonString
+                .utf8)
     }
 
     /// r ‖ s as a DER ECDSA-Sig-Value.

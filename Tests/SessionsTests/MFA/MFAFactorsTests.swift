@@ -21,7 +21,9 @@ struct MFAFactorsTests {
         return sessions
     }
 
-    @Test("schema 12 upgrades to the latest keeping its rows; the factors row is app-scoped, sealed, and goes with its user", arguments: StoreKind.available)
+    @Test(
+        "schema 12 upgrades to the latest keeping its rows; the factors row is app-scoped, sealed, and goes with its user",
+        arguments: StoreKind.available)
     func upgradeAndScope(kind: StoreKind) async throws {
         try await Harness.withStore(kind, migratingTo: 12) { t in
             try await t.executeRaw("INSERT INTO users (id, created_at, app) VALUES ('u-old', 100, 'app-a')")
