@@ -116,15 +116,17 @@ fuzz-smoke: deps
 check-memory: deps
 	scripts/check-memory.sh
 
-# The hosted confirm and reset pages (Tests/Browser/pages_test.py) and the OpenID Provider's login and
-# consent pages (Tests/Browser/oidc_test.py) in headless Chromium, against the
-# tokentool that `make test` built (the AddressSanitizer one; leaks are the suite's to find, not this
-# UI test's). A screenshot of each state lands in browser-out/.
+# The hosted confirm and reset pages (Tests/Browser/pages_test.py), the OpenID Provider's login and
+# consent pages (Tests/Browser/oidc_test.py) and their passkey buttons with Chromium's WebAuthn and
+# WebDriver's virtual authenticator (Tests/Browser/passkey_test.py, SQLite and a throwaway PostgreSQL)
+# in headless Chromium, against the tokentool that `make test` built (the AddressSanitizer one; leaks
+# are the suite's to find, not this UI test's). A screenshot of each state lands in browser-out/.
 browser-test: deps
 	@if [ "$$TOKENTOOL_CORE_ONLY" = 1 ]; then echo "browser-test: skipped (the core-only build has no server)"; exit 0; fi; \
 	$(ASAN_TOKENTOOL); \
 	ASAN_OPTIONS=detect_leaks=0 python3 Tests/Browser/pages_test.py "$$bin" browser-out && \
-	ASAN_OPTIONS=detect_leaks=0 python3 Tests/Browser/oidc_test.py "$$bin" browser-out
+	ASAN_OPTIONS=detect_leaks=0 python3 Tests/Browser/oidc_test.py "$$bin" browser-out && \
+	ASAN_OPTIONS=detect_leaks=0 python3 Tests/Browser/passkey_test.py "$$bin" browser-out
 
 # The server's OpenAPI document (GET /openapi.json) against the server itself (Tests/OpenAPI/check_openapi.py):
 # openapi-spec-validator checks the document, then schemathesis runs from it against a live tokentool serve on

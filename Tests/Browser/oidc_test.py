@@ -16,8 +16,7 @@ each landing at the client without a script on the page. A screenshot of each st
 output folder.
 Usage: oidc_test.py PATH/TO/tokentool [OUTPUT_DIR]
 """
-import json, os, queue, subprocess, sys, tempfile, threading, time, urllib.parse, urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import json, os, subprocess, sys, tempfile, time, urllib.parse, urllib.request
 
 from selenium.webdriver.common.by import By
 
@@ -26,46 +25,18 @@ import pyotp
 
 APP = "oidc-browser"
 PASSWORD = "browser password 1"
-arrivals = queue.Queue()
-
-
-class Client(BaseHTTPRequestHandler):
-    """The relying party's redirect URI: keeps each query it is sent, answers a small page."""
-
-    def do_GET(self):
-        url = urllib.parse.urlsplit(self.path)
-        if url.path == "/cb":
-            arrivals.put(dict(urllib.parse.parse_qsl(url.query)))
-        body = b"<!doctype html><title>client</title><p id=arrived>back at the client</p>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
-def free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main():
     tokentool = sys.argv[1]
     out = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="oidc-test-")
     os.makedirs(out, exist_ok=True)
-    client = ThreadingHTTPServer(("127.0.0.1", 0), Client)
-    threading.Thread(target=client.serve_forever, daemon=True).start()
-    redirect = f"http://127.0.0.1:{client.server_port}/cb"
+    client, redirect, arrivals = chromium.redirect_listener()
     work = tempfile.mkdtemp(prefix="oidc-serve-")
     with open(os.path.join(work, "client.secret"), "w") as f:
         f.write("browser-client-secret-0123456789abcdef")
     os.chmod(os.path.join(work, "client.secret"), 0o600)  # secrets are read owner-only
-    port = free_port()
+    port = chromium.free_port()
     config = {"public_url": f"http://127.0.0.1:{port}", "store": "s.sqlite",
               "apps": {APP: {"providers": {"local-userpass": {"auto_confirm": True}}}},
               # Registered without a port: a loopback redirect URI matches on any port (RFC 8252 §7.3).

@@ -73,7 +73,7 @@ def main():
                            "auto_confirm": False, "min_password_length": 8, "delivery": delivery}}},
                        EXPIRY_APP: {"providers": {"local-userpass": {
                            "min_password_length": 8, "confirm_token_ttl": "1s", "reset_token_ttl": "5s", "delivery": delivery}}}}}
-    port = free_port()
+    port = chromium.free_port()
     config["public_url"] = f"http://127.0.0.1:{port}"
     with open(os.path.join(work, "config.json"), "w") as f:
         json.dump(config, f)
@@ -162,13 +162,6 @@ def fill(browser, password, repeated):
     browser.find_element(By.ID, "password").send_keys(password)
     browser.find_element(By.ID, "confirm").send_keys(repeated)
     browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-
-
-def free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 if __name__ == "__main__":
