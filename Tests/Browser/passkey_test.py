@@ -246,7 +246,9 @@ class Run:
         self.browser.get(url)
         self.shot("login-again", "to continue to Web App")
         self.sign_in()
-        WebDriverWait(self.browser, 15).until(lambda b: b.find_elements(By.ID, "code"))
+        # A user with a passkey alone: the second page asks for the passkey, with no code field to fill.
+        WebDriverWait(self.browser, 15).until(lambda b: "use your passkey." in b.page_source)
+        check(not self.browser.find_elements(By.ID, "code"), "no code field on a passkey-only user's second page", "a code field")
         self.shot("second-page", "Use a passkey")
         self.click_passkey("Use a passkey")
         self.shot("client-second-factor", "back at the client")
@@ -271,7 +273,7 @@ class Run:
               self.browser.current_url)
         check(self.browser.find_element(By.ID, "passkey").is_enabled(), "the passkey button enabled again", "disabled")
         self.sign_in()
-        WebDriverWait(self.browser, 15).until(lambda b: b.find_elements(By.ID, "code"))
+        WebDriverWait(self.browser, 15).until(lambda b: "use your passkey." in b.page_source)
         self.shot("second-page-after-problem", "Use a passkey")
         self.say(f"5. no credential in the authenticator: {outcome}; still on the login page, whose password then "
                  "leads to the second page")

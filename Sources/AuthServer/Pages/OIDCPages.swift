@@ -75,9 +75,13 @@ public enum OIDCPages {
         /// The passkey options URL of the flow when the user has a passkey: the page then has a
         /// "Use a passkey" button (``PasskeyScript``).
         public var passkeyOptions: String?
+        /// Whether the user has codes to type (TOTP, or recovery codes): the page then has the code
+        /// field; a user with passkeys alone gets the passkey button only.
+        public var codes: Bool
 
         public init(
-            clientName: String, csrf: String, token: String, message: LoginMessage? = nil, action: String? = nil, passkeyOptions: String? = nil
+            clientName: String, csrf: String, token: String, message: LoginMessage? = nil, action: String? = nil, passkeyOptions: String? = nil,
+            codes: Bool = true
         ) {
             self.clientName = clientName
             self.csrf = csrf
@@ -85,6 +89,7 @@ public enum OIDCPages {
             self.message = message
             self.action = action
             self.passkeyOptions = passkeyOptions
+            self.codes = codes
         }
     }
 
@@ -225,17 +230,26 @@ public enum OIDCPages {
         case .secondFactor(let f):
             let message = f.message.map { "<p class=\"error\" id=\"problem\">\(escape(text(of: $0)))</p>" } ?? ""
             let action = f.action.map { " action=\"\(escape($0))\"" } ?? ""
+            let passkey = passkeyForm(f.passkeyOptions, csrf: f.csrf, token: f.token, action: action, label: "Use a passkey")
+            guard f.codes else {
+                // Passkeys alone: nothing to type; the button needs the script.
+                return AccountPages.document(
+                    title: "Second step", app: app,
+                    body: """
+                        \(message)<p>to continue to <strong id="client">\(escape(f.clientName))</strong>: use your passkey.</p>\
+                        <noscript><p class="error">Using a passkey needs JavaScript in this browser.</p></noscript>\(passkey)
+                        """)
+            }
             return AccountPages.document(
                 title: "Second step", app: app,
                 body: """
                     \(message)<p>to continue to <strong id="client">\(escape(f.clientName))</strong>: enter the code from your \
-                    authenticator app, or one of your recovery codes.</p>\
+                    authenticator app, or one of your recovery codes\(f.passkeyOptions == nil ? "" : ", or use your passkey").</p>\
                     <form method="post"\(action)>\(csrfInput(f.csrf))\
                     <input type="hidden" name="\(secondStepField)" value="\(escape(f.token))">\
                     <label for="code">Code</label>\
                     <input type="text" id="code" name="\(codeField)" autocomplete="one-time-code" required maxlength="64" autofocus>\
-                    <button type="submit">Continue</button></form>\
-                    \(passkeyForm(f.passkeyOptions, csrf: f.csrf, token: f.token, action: action, label: "Use a passkey"))
+                    <button type="submit">Continue</button></form>\(passkey)
                     """)
         case .login(let l):
             let message = l.message.map { "<p class=\"error\" id=\"problem\">\(escape(text(of: $0)))</p>" } ?? ""

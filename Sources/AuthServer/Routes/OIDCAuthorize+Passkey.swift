@@ -75,11 +75,6 @@ extension OIDCAuthorizeRoutes {
         passkeySignIn(app: resumed.request.client.app) ? pageURL(Self.passkeyOptionsPath, resumed.handle) : nil
     }
 
-    /// The options URL of the second page's passkey button, when `userID` has a passkey.
-    func passkeySecondFactorOptions(_ resumed: OIDCResumedFlow, userID: String, app: AuthServer.AppRuntime) async throws -> String? {
-        try await app.sessions.passkeys(userID: userID).isEmpty ? nil : pageURL(Self.passkeyOptionsPath, resumed.handle)
-    }
-
     /// The live second step `token` of this flow, else `nil`.
     func liveSecondStep(_ token: String, _ resumed: OIDCResumedFlow, app: AuthServer.AppRuntime) async throws -> OneTimeTokenRecord? {
         let (appID, time) = (app.config.id, now)

@@ -107,9 +107,11 @@ extension OIDCAuthorizeRoutes {
         status: Int? = nil, action: String? = nil
     ) async throws -> Response {
         let client = resumed.request.client
+        let factors = try await app.sessions.mfaStatus(userID: userID)
         let page = OIDCPages.SecondFactor(
             clientName: client.name, csrf: resumed.flow.csrf, token: token, message: message, action: action,
-            passkeyOptions: try await passkeySecondFactorOptions(resumed, userID: userID, app: app))
+            passkeyOptions: factors.passkeys > 0 ? pageURL(Self.passkeyOptionsPath, resumed.handle) : nil,
+            codes: factors.totp || factors.recoveryCodesLeft > 0)
         return Self.page(.secondFactor(page), app: client.app, redirectURI: resumed.request.redirectURI, status: status)
     }
 }
