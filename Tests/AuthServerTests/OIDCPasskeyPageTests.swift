@@ -102,6 +102,21 @@ import Testing
         }
     }
 
+    @Test("a disabled user with a second factor: the right password shows the login page saying so, never the second page", arguments: [StoreKind.sqlite])
+    func disabledUser(kind: StoreKind) async throws {
+        try await Self.with(kind) { s in
+            let user = try await P.user(s, "ada@example.com")
+            #expect(try await P.registered(s, try #require(user["access_token"])).1.status == 201)
+            try await #require(s.server.apps["myapp"]).sessions.setUserDisabled(id: try #require(user["user_id"]), true)
+            try await OIDCBrowser.with(s) { b in
+                let (url, csrf, _) = try await OIDCLoginPageTests.openLogin(b, scope: "openid")
+                let answer = try await b.post(url, [("csrf", csrf), ("email", "ada@example.com"), ("password", "correct horse")])
+                #expect(answer.body.contains("This account is disabled.") && !answer.body.contains("mfa_token"), "\(answer.body.prefix(400))")
+                #expect(b.setCookies.isEmpty)
+            }
+        }
+    }
+
     @Test("an app without the passkey provider: no button, no script, the policy as before; its options route refuses", arguments: [StoreKind.sqlite])
     func withoutProvider(kind: StoreKind) async throws {
         try await Self.with(kind, apps: OIDCFixture.apps) { s in

@@ -21,13 +21,16 @@ extension OneTimeTokenPurpose {
 /// session's or the provider's sign-in.
 extension OIDCAuthorizeRoutes {
     /// After a first step (`authentication`): the second page for a user with a second factor,
-    /// posting to `action` when it is shown at another URL than the login page's; else `nil`.
+    /// posting to `action` when it is shown at another URL than the login page's; else `nil`. A
+    /// disabled user gets the login page saying so, and no second step is stored.
     /// - Throws: `store_unavailable`, `internal_error` (random generator).
     func secondFactorPage(
         _ resumed: OIDCResumedFlow, _ authentication: Authentication, app: AuthServer.AppRuntime, action: String? = nil
     ) async throws -> Response? {
         let sessions = app.sessions
         guard try await sessions.hasSecondFactor(userID: authentication.userID) else { return nil }
+        let user = try await server.store.read { tx in try await tx.user(id: authentication.userID) }
+        guard let user, user.disabledAt == nil else { return loginPage(resumed, email: nil, message: .disabled, action: action) }
         let time = now
         let issued = try await sessions.store.transaction { tx in
             try await tx.issueOneTimeToken(
