@@ -65,14 +65,7 @@ import Sessions
                 OIDCAuthorizeTests.expectPageHeaders(a)
                 return String(try #require(a.body.firstMatch(of: /name="mfa_token" value="([^"]+)"/)?.output.1))
             }
-            func idTokenClaims(_ answer: LiveServer.Answer) async throws -> ClaimSet {
-                #expect(answer.status == 303, "\(answer.status) \(answer.body.prefix(300))")
-                let code = try #require(OIDCFixture.parameters(answer.header("Location"))["code"])
-                let tokens = try await s.form(
-                    "/oauth/token", [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "https://portal.example.com/cb")],
-                    headers: [OIDCTokenFixture.basic()])
-                return try await OIDCTokenFixture.verifyIDToken(s, try #require(tokens["id_token"]))
-            }
+            func idTokenClaims(_ answer: LiveServer.Answer) async throws -> ClaimSet { try await OIDCTokenFixture.idTokenClaims(s, answer) }
             try await OIDCBrowser.with(s) { b in
                 let (url, csrf, _) = try await Self.openLogin(b, scope: "openid")
                 let token = try await codePage(b, url, csrf)

@@ -26,16 +26,6 @@ import Testing
         return try #require(answer.object["publicKey"]?.objectValue)
     }
 
-    /// The ID token's claims of a flow's 303 to the client.
-    static func idToken(_ s: LiveServer, _ answer: LiveServer.Answer) async throws -> ClaimSet {
-        #expect(answer.status == 303, "\(answer.status) \(answer.body.prefix(300))")
-        let code = try #require(OIDCFixture.parameters(answer.header("Location"))["code"])
-        let tokens = try await s.form(
-            "/oauth/token", [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "https://portal.example.com/cb")],
-            headers: [OIDCTokenFixture.basic()])
-        return try await OIDCTokenFixture.verifyIDToken(s, try #require(tokens["id_token"]))
-    }
-
     @Test(
         "the login page's passkey: options, the assertion posted with the page's form, amr hwk user mfa; the second page's: amr pwd hwk mfa; refusals show the page again",
         arguments: StoreKind.available)
@@ -63,7 +53,7 @@ import Testing
                 let options = try await Self.options(b, url, [("csrf", csrf)])
                 #expect(options["allowCredentials"]?.arrayValue == [] && options["rpId"]?.stringValue == P.rpID)
                 let assertion = try device.get(challenge: try #require(options["challenge"]?.stringValue), rpID: P.rpID, origin: P.origin)
-                let claims = try await Self.idToken(s, try await b.post(url, [("csrf", csrf), ("passkey", assertion.jsonString)]))
+                let claims = try await OIDCTokenFixture.idTokenClaims(s, try await b.post(url, [("csrf", csrf), ("passkey", assertion.jsonString)]))
                 #expect(claims["amr"] == ["hwk", "user", "mfa"] && claims["acr"] == "urn:tokentool:acr:mfa", "\(claims)")
                 #expect(claims["sub"]?.stringValue == user["user_id"])
             }
@@ -95,14 +85,17 @@ import Testing
                 #expect(again.status == 401 && again.body.contains("The passkey was not accepted") && again.body.contains(token))
                 let fresh = try await Self.options(b, url, [("csrf", csrf), ("mfa_token", token)])
                 let right = try device.get(challenge: try #require(fresh["challenge"]?.stringValue), rpID: P.rpID, origin: P.origin)
-                let claims = try await Self.idToken(s, try await b.post(url, [("csrf", csrf), ("mfa_token", token), ("passkey", right.jsonString)]))
+                let claims = try await OIDCTokenFixture.idTokenClaims(
+                    s, try await b.post(url, [("csrf", csrf), ("mfa_token", token), ("passkey", right.jsonString)]))
                 #expect(claims["amr"] == ["pwd", "hwk", "mfa"] && claims["acr"] == "urn:tokentool:acr:mfa", "\(claims)")
                 _ = options
             }
         }
     }
 
-    @Test("a disabled user with a second factor: the right password shows the login page saying so, never the second page", arguments: [StoreKind.sqlite])
+    @Test(
+        "a disabled user with a second factor: the right password shows the login page saying so, never the second page",
+        arguments: [StoreKind.sqlite])
     func disabledUser(kind: StoreKind) async throws {
         try await Self.with(kind) { s in
             let user = try await P.user(s, "ada@example.com")

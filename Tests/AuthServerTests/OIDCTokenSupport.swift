@@ -95,6 +95,16 @@ enum OIDCTokenFixture {
             issuers: ["http://auth.test"], audiences: [client], requiredClaims: ["iss", "sub", "aud", "exp", "iat", "auth_time", "sid"], type: "JWT")
         return try JWTVerifier(keys: try JWKSet(json: jwks.body), options: options).verify(token).claims
     }
+
+    /// The verified ID token's claims of a hosted page's `303` to the portal client with its code.
+    static func idTokenClaims(_ s: LiveServer, _ answer: LiveServer.Answer) async throws -> ClaimSet {
+        #expect(answer.status == 303, "\(answer.status) \(answer.body.prefix(300))")
+        let code = try #require(OIDCFixture.parameters(answer.header("Location"))["code"])
+        let tokens = try await s.form(
+            "/oauth/token", [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "https://portal.example.com/cb")],
+            headers: [basic()])
+        return try await verifyIDToken(s, try #require(tokens["id_token"]))
+    }
 }
 
 extension OIDCTokenFixture {
