@@ -37,6 +37,14 @@ struct RequestErrorTests {
             // GET is web sign-in's start (docs/oidc.md, "Web sign-in"); the login path takes no PUT.
             let wrongMethod = try await s.call(.PUT, Self.base + "/app/myapp/auth/providers/anon-user/login")
             #expect(wrongMethod.status == 405 && wrongMethod.errorCode == "MethodNotAllowed" && wrongMethod.header("allow") == "GET, POST")
+            // A literal segment is matched before a parameter, as the router does: the passkey paths' own methods only.
+            for (path, allow) in [
+                (Self.base + "/app/myapp/auth/providers/passkey/login", "POST"), (Self.base + "/auth/passkeys/registration", "POST"),
+                ("/oauth/login/passkey", "POST"), (Self.base + "/auth/passkeys/abc", "DELETE"),
+            ] {
+                let answer = try await s.call(.PUT, path)
+                #expect(answer.status == 405 && answer.header("allow") == allow, "\(path): \(answer.header("allow") ?? "none")")
+            }
 
             let unknownKey = try await s.call(.POST, Self.keyLogin, body: #"{"key":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}"#)
             #expect(unknownKey.status == 401 && unknownKey.errorCode == "AuthError")

@@ -131,12 +131,17 @@ final class KnownPaths: Sendable {
         patterns.withLock { $0.append((pattern.split(separator: "/"), method.rawValue)) }
     }
 
-    /// The methods of the patterns `path` matches, sorted; none for a path no route has.
+    /// The methods of the patterns `path` matches, sorted; none for a path no route has. As the
+    /// router does, a literal segment wins over a parameter at the same place: `…/passkeys/registration`
+    /// is that route's alone, not also `…/passkeys/:id`'s.
     func methods(matching path: String) -> [String] {
         let parts = path.split(separator: "/")
-        let methods = patterns.withLock { all in
-            all.filter { p in p.parts.count == parts.count && zip(p.parts, parts).allSatisfy { $0.hasPrefix(":") || $0 == $1 } }.map(\.method)
+        var matching = patterns.withLock { all in
+            all.filter { p in p.parts.count == parts.count && zip(p.parts, parts).allSatisfy { $0.hasPrefix(":") || $0 == $1 } }
         }
-        return Set(methods).sorted()
+        for (i, part) in parts.enumerated() where matching.contains(where: { $0.parts[i] == part }) {
+            matching.removeAll { $0.parts[i] != part }
+        }
+        return Set(matching.map(\.method)).sorted()
     }
 }
