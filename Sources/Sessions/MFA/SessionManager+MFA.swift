@@ -107,8 +107,9 @@ extension SessionManager {
                 pending ? (row.sealedTOTPSecret != nil && row.totpConfirmedAt == nil) : (row.totpEnabled || !row.recoveryCodes.isEmpty)
             else { throw TokenError(.invalidInput, pending ? "no TOTP enrolment is pending" : "TOTP is not on") }
             if let until = row.lockedUntil, until > now { return .locked(retryAfter: until - now) }
+            // A pending enrolment's secret checks its confirming code only, never a sign-in's.
             var secret: [UInt8] = []
-            if let sealed = row.sealedTOTPSecret {
+            if let sealed = row.sealedTOTPSecret, pending || row.totpEnabled {
                 guard let opened = try Sealer.open(sealed, key: master, purpose: .totpSecret, context: [app, userID]) else {
                     throw TokenError(.invalidConfiguration, "a TOTP secret does not open under the master key")
                 }
