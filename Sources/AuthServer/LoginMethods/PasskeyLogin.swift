@@ -37,3 +37,8 @@ struct PasskeyLogin: LoginMethod {
         return try WebAuthnAssertionResponse(json: value)
     }
 }
+
+extension AuthServer {
+    /// Whether app `appID` has the `passkey` provider (a passkey sign-in of its own).
+    func signsInWithPasskeys(_ appID: String) -> Bool { loginMethods[appID]?.method(PasskeyLogin.self) != nil }
+}

@@ -36,7 +36,7 @@ extension OIDCAuthorizeRoutes {
             guard let record = try await liveSecondStep(token, resumed, app: app) else { throw TokenError(.authFailed, "the second step expired") }
             options = try await app.sessions.passkeySecondFactorOptions(userID: record.subject, binding: token, relyingParty: server.config.passkeys)
         } else {
-            guard passkeySignIn(app: app.config.id) else { throw TokenError(.providerNotFound, "the app has no passkey provider") }
+            guard server.signsInWithPasskeys(app.config.id) else { throw TokenError(.providerNotFound, "the app has no passkey provider") }
             options = try await app.sessions.passkeyLoginOptions(relyingParty: server.config.passkeys).options
         }
         return JSONResponse.ok(["publicKey": options], noStore: true)
@@ -46,7 +46,7 @@ extension OIDCAuthorizeRoutes {
     func passkeySignIn(_ resumed: OIDCResumedFlow, _ field: String, app: AuthServer.AppRuntime, _ request: Request, _ context: AuthRequestContext)
         async throws -> Response
     {
-        guard passkeySignIn(app: app.config.id) else { return loginPage(resumed, email: nil, message: .passkeyRefused, status: 400) }
+        guard server.signsInWithPasskeys(app.config.id) else { return loginPage(resumed, email: nil, message: .passkeyRefused, status: 400) }
         let check: PasskeyCheck
         do {
             try await server.throttle("login_addr:" + (context.clientAddress ?? ""), server.config.limits.loginPerAddress, context)
@@ -72,7 +72,7 @@ extension OIDCAuthorizeRoutes {
 
     /// The options URL of the login page's passkey button, when `app` signs in with passkeys.
     func passkeyLoginOptions(_ resumed: OIDCResumedFlow) -> String? {
-        passkeySignIn(app: resumed.request.client.app) ? pageURL(Self.passkeyOptionsPath, resumed.handle) : nil
+        server.signsInWithPasskeys(resumed.request.client.app) ? pageURL(Self.passkeyOptionsPath, resumed.handle) : nil
     }
 
     /// The live second step `token` of this flow, else `nil`.
@@ -94,6 +94,4 @@ extension OIDCAuthorizeRoutes {
         else { return nil }
         return try? WebAuthnAssertionResponse(json: value)
     }
-
-    private func passkeySignIn(app: String) -> Bool { server.loginMethods[app]?.method(PasskeyLogin.self) != nil }
 }

@@ -58,7 +58,7 @@ struct PasskeyRoutes: Sendable {
     /// `{}` → the options of a discoverable sign-in and its `challenge_id`.
     func loginOptions(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
         let app = try server.pathApp(context)
-        guard server.loginMethods[app.config.id]?.method(PasskeyLogin.self) != nil else {
+        guard server.signsInWithPasskeys(app.config.id) else {
             throw TokenError(.providerNotFound, "the app has no passkey provider")
         }
         _ = try await RequestJSON.read(request, context: context)

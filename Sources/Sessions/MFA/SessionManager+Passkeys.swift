@@ -206,7 +206,7 @@ extension SessionManager {
         _ tx: any SessionStoreTransaction, passkey: PasskeyRecord, response: WebAuthnAssertionResponse, challenge: String,
         relyingParty: WebAuthnRelyingParty, now: Int64
     ) async throws -> PasskeyCheck {
-        var row = try await tx.mfaFactors(app: passkey.app, userID: passkey.userID, forUpdate: true)
+        let row = try await tx.mfaFactors(app: passkey.app, userID: passkey.userID, forUpdate: true)
         if let until = row?.lockedUntil, until > now { return .locked(retryAfter: until - now) }
         let verified: VerifiedAssertion
         do {
@@ -222,7 +222,6 @@ extension SessionManager {
             r.failedAttempts = 0
             r.lockedUntil = nil
             r.updatedAt = now
-            row = r
             try await tx.saveMFAFactors(r)
         }
         try await tx.recordPasskeyUse(app: passkey.app, id: passkey.id, signCount: Int64(verified.signCount), at: now)
