@@ -3,12 +3,13 @@ import Foundation
 /// The OpenID Provider's hosted pages: login, consent, the error page and the signed-out page.
 /// Rendering only; the authorization and end-session endpoints serve them.
 ///
-/// The same HTML, stylesheet and escaping as ``AccountPages``: no script, every value escaped,
-/// a CSRF token (``OIDCCSRF``) in every form. The login and consent forms have no `action`: they
+/// The same HTML, stylesheet and escaping as ``AccountPages``: no inline script, every value
+/// escaped, a CSRF token (``OIDCCSRF``) in every form. The one script is ``PasskeyScript``, served
+/// from the server's own origin to the pages with a passkey button; nothing else needs it. The login and consent forms have no `action`: they
 /// post to the page's own URL, which names the flow (``OIDCFlowHandle``); only a login page shown
 /// at a web sign-in's callback (a provider's refusal) names its flow's URL. The web sign-in
 /// buttons are plain links (GET) to the server's own start routes, so that the policy's
-/// `form-action` need not name Google, Apple or Facebook. Served with ``headers(redirectURI:)``.
+/// `form-action` need not name Google, Apple or Facebook. Served with ``headers(redirectURI:script:)``.
 public enum OIDCPages {
     /// What a page shows.
     public enum Page: Sendable, Hashable {

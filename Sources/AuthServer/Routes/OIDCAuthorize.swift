@@ -143,7 +143,7 @@ extension OIDCAuthorizeRoutes {
     }
 
     /// A hosted page: `status` (default ``OIDCPages/status(of:)``), the headers of
-    /// ``OIDCPages/headers(redirectURI:)``, and a cookie to set.
+    /// ``OIDCPages/headers(redirectURI:script:)``, and a cookie to set.
     static func page(_ page: OIDCPages.Page, app: String, redirectURI: String?, status: Int? = nil, setCookie: String? = nil) -> Response {
         var headers = HTTPFields()
         for (name, value) in OIDCPages.headers(redirectURI: redirectURI, script: OIDCPages.hasScript(page)) {
