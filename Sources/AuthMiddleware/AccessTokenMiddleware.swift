@@ -53,6 +53,12 @@ public struct VerifiedAccess: Sendable, Hashable {
 /// sent); an unreachable JWKS with no usable cached keys gets 503. The token itself never
 /// appears in a response or a log line.
 ///
+/// Every client of an app gets tokens with the app's `aud`: the app's own App Services sessions
+/// (`client_id` = the app id) and each OpenID Connect client of it (`client_id` = the client,
+/// `scope` what the user allowed it). `allowedClients` names the `client_id`s this API serves
+/// (others: 401 `invalid_token`), and `requiredScopes` the scopes every token must carry (a token
+/// without one: 403 `insufficient_scope`, RFC 6750 §3.1).
+///
 /// The JWT alone says nothing of a session ended since it was signed: such a token is accepted
 /// until its `exp`. Use the server's introspection endpoint where that matters. A signing key the
 /// server revokes verifies here until the key set is refetched: within `maxKeyAge` with
@@ -61,7 +67,8 @@ public struct VerifiedAccess: Sendable, Hashable {
 /// ```swift
 /// let middleware = try AccessTokenMiddleware<AuthenticatedRequestContext>(
 ///     jwksURL: "https://auth.example.com/.well-known/jwks.json", transport: AsyncHTTPClientTransport(),
-///     issuer: "https://auth.example.com", audience: "myapp-abcde", maxKeyAge: 60)
+///     issuer: "https://auth.example.com", audience: "myapp-abcde", maxKeyAge: 60,
+///     allowedClients: ["myapp-abcde"])
 /// let router = Router(context: AuthenticatedRequestContext.self)
 /// router.group("api")
 ///     .add(middleware: middleware)
@@ -72,6 +79,10 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
     public let keys: KeySource
     /// The RFC 9068 checks.
     public let options: VerifierOptions
+    /// The `client_id`s whose tokens are accepted; `nil` accepts every client of the audience.
+    public let allowedClients: Set<String>?
+    /// The scopes every accepted token must carry (all of them); empty requires none.
+    public let requiredScopes: Set<String>
     /// The keys and checks, with the verified-token cache: a token seen before costs a lookup
     /// and the exp/nbf comparison, not a signature.
     private let verifier: CachingVerifier
@@ -82,20 +93,31 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
     ///   - issuer: the server's `public_url`, exactly.
     ///   - audience: the app id the tokens must be issued for.
     ///   - leeway: clock skew tolerated on `exp` and `iat`, in seconds.
-    public init(jwks: RemoteJWKS, issuer: String, audience: String, leeway: TimeInterval = 60, clock: TokenClock = .system) {
-        self.init(keys: .remote(jwks), issuer: issuer, audience: audience, leeway: leeway, clock: clock)
+    ///   - allowedClients: the `client_id`s served (`nil`: every client of the audience).
+    ///   - requiredScopes: the scopes every token must carry.
+    public init(
+        jwks: RemoteJWKS, issuer: String, audience: String, leeway: TimeInterval = 60, clock: TokenClock = .system,
+        allowedClients: Set<String>? = nil, requiredScopes: Set<String> = []
+    ) {
+        self.init(
+            keys: .remote(jwks), issuer: issuer, audience: audience, leeway: leeway, clock: clock,
+            allowedClients: allowedClients, requiredScopes: requiredScopes)
     }
 
     /// Verifies against the server's JWKS at `jwksURL`, fetched with ``keyPolicy(maxKeyAge:maxStale:)``:
     /// a key the server revokes stops verifying here within `maxKeyAge` seconds (plus `maxStale`
     /// while the server cannot be reached; past it, 503), whatever `Cache-Control` the JWKS has.
     /// - Throws: `invalid_configuration` for a URL that is not https (or http on loopback).
+    /// `allowedClients` and `requiredScopes` as in ``init(jwks:issuer:audience:leeway:clock:allowedClients:requiredScopes:)``.
     public init(
         jwksURL: String, transport: any HTTPTransport, issuer: String, audience: String, leeway: TimeInterval = 60,
-        maxKeyAge: TimeInterval = 60, maxStale: TimeInterval = 0, clock: TokenClock = .system
+        maxKeyAge: TimeInterval = 60, maxStale: TimeInterval = 0, clock: TokenClock = .system,
+        allowedClients: Set<String>? = nil, requiredScopes: Set<String> = []
     ) throws {
         let jwks = try RemoteJWKS(url: jwksURL, transport: transport, clock: clock, policy: Self.keyPolicy(maxKeyAge: maxKeyAge, maxStale: maxStale))
-        self.init(jwks: jwks, issuer: issuer, audience: audience, leeway: leeway, clock: clock)
+        self.init(
+            jwks: jwks, issuer: issuer, audience: audience, leeway: leeway, clock: clock,
+            allowedClients: allowedClients, requiredScopes: requiredScopes)
     }
 
     /// The JWKS policy of a resource server: keys are refetched at least every `maxKeyAge` seconds
@@ -113,8 +135,13 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
     }
 
     /// Verifies against any key source (a fixed JWKS, for tests or an offline deployment).
-    public init(keys: KeySource, issuer: String, audience: String, leeway: TimeInterval = 60, clock: TokenClock = .system) {
+    public init(
+        keys: KeySource, issuer: String, audience: String, leeway: TimeInterval = 60, clock: TokenClock = .system,
+        allowedClients: Set<String>? = nil, requiredScopes: Set<String> = []
+    ) {
         self.keys = keys
+        self.allowedClients = allowedClients
+        self.requiredScopes = requiredScopes
         self.options = AccessTokenVerifier.options(issuer: issuer, audiences: [audience], leeway: leeway, clock: clock)
         self.verifier = CachingVerifier(source: keys, options: options)
     }
@@ -139,9 +166,17 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
                 throw TokenError(.invalidInput, "access token header has no kid")
             }
             let scopes = verified.claims["scope"]?.stringValue.map { $0.split(separator: " ").map(String.init) } ?? []
-            return VerifiedAccess(
-                scopes: scopes, claims: try AccessTokenClaims(verified.claims),
-                claimSet: verified.claims, keyID: keyID)
+            let claims = try AccessTokenClaims(verified.claims)
+            // The lane checks come after the signature: nothing the token says is read before it.
+            if let allowedClients, !allowedClients.contains(claims.clientID) {
+                logger.debug("access token refused", metadata: ["code": "client_not_allowed"])
+                throw BearerTokenError.invalidToken
+            }
+            if !requiredScopes.isSubset(of: scopes) {
+                logger.debug("access token refused", metadata: ["code": "insufficient_scope"])
+                throw BearerTokenError.insufficientScope(requiredScopes)
+            }
+            return VerifiedAccess(scopes: scopes, claims: claims, claimSet: verified.claims, keyID: keyID)
         } catch let error as TokenError where error.code == .providerUnavailable {
             logger.warning("access token not checked: JWKS unavailable", metadata: ["code": "\(error.code.rawValue)"])
             throw BearerTokenError.unavailable

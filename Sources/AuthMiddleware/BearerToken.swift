@@ -6,7 +6,7 @@ import Sessions
 /// As an `HTTPResponseError` it answers for itself: the status, `WWW-Authenticate: Bearer` with
 /// the error code, and a JSON body `{"error","error_description"}` that never holds the token.
 public struct BearerTokenError: Error, HTTPResponseError, Sendable, Hashable {
-    /// The HTTP status: 401, 400 or 503.
+    /// The HTTP status: 401, 400, 403 or 503.
     public var status: HTTPResponse.Status
     /// The RFC 6750 §3.1 error code; `nil` when the request carried no credentials (§3.1: no code then).
     public var code: String?
@@ -19,6 +19,16 @@ public struct BearerTokenError: Error, HTTPResponseError, Sendable, Hashable {
     public static let invalidToken = BearerTokenError(
         status: .unauthorized, code: "invalid_token",
         description: "the access token is invalid or expired")
+    /// The scope the route needs (RFC 6750 §3 `scope`), for `insufficient_scope`; `nil` otherwise.
+    public var scope: String? = nil
+
+    /// A valid token without every scope the resource requires: 403 `insufficient_scope`, with
+    /// the required scopes in `WWW-Authenticate`'s `scope` (RFC 6750 §3.1).
+    public static func insufficientScope(_ required: Set<String>) -> BearerTokenError {
+        BearerTokenError(
+            status: .forbidden, code: "insufficient_scope", description: "the access token lacks a scope this resource requires",
+            scope: required.sorted().joined(separator: " "))
+    }
     /// More than one `Authorization` header: 400 `invalid_request`.
     public static let invalidRequest = BearerTokenError(
         status: .badRequest, code: "invalid_request",
@@ -30,8 +40,10 @@ public struct BearerTokenError: Error, HTTPResponseError, Sendable, Hashable {
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
-        if status == .unauthorized || status == .badRequest {
-            headers[.wwwAuthenticate] = code.map { "Bearer error=\"\($0)\", error_description=\"\(description)\"" } ?? "Bearer"
+        if status == .unauthorized || status == .badRequest || status == .forbidden {
+            // Scope tokens are NQCHAR without `"` or `\\` (RFC 6749 §3.3): safe inside the quotes.
+            let scopeParameter = scope.map { ", scope=\"\($0)\"" } ?? ""
+            headers[.wwwAuthenticate] = code.map { "Bearer error=\"\($0)\", error_description=\"\(description)\"\(scopeParameter)" } ?? "Bearer"
         }
         var body = "{\"error\":\"\(code ?? (status == .serviceUnavailable ? "temporarily_unavailable" : "invalid_request"))\""
         body += ",\"error_description\":\"\(description)\"}"

@@ -73,6 +73,13 @@ struct MiddlewareTests {
                         guard let access = context.access else { return "no access" }
                         return "\(access.userID)|\(access.sessionID ?? "-")|\(access.clientID)|\(access.scopes.joined(separator: ","))"
                     }
+                // The app's own sessions only, and a scope every token must carry.
+                router.group("own")
+                    .add(middleware: AccessTokenMiddleware(jwks: jwks, issuer: issuer, audience: app, allowedClients: [app]))
+                    .get("me") { _, context in context.access?.clientID ?? "no access" }
+                router.group("orders")
+                    .add(middleware: AccessTokenMiddleware(jwks: jwks, issuer: issuer, audience: app, requiredScopes: ["orders:read", "openid"]))
+                    .get("me") { _, context in context.access?.scopes.joined(separator: ",") ?? "no access" }
                 router.group("down")
                     .add(middleware: AccessTokenMiddleware(jwks: broken, issuer: issuer, audience: app))
                     .get("me") { _, _ in "unreachable" }
@@ -106,6 +113,40 @@ struct MiddlewareTests {
             let answer = try await call("\(f.base)/api/me", headers: Self.bearer(signIn.tokens.accessToken))
             #expect(answer.status == 200)
             #expect(answer.body == "\(signIn.userID)|\(signIn.tokens.sessionID)|\(Self.app)|")
+        }
+    }
+
+    @Test("allowedClients: an OpenID Connect client's token for the same app (aud) is 401 invalid_token; the app's own is served")
+    func allowedClients() async throws {
+        try await Self.withFixture { f in
+            let relyingParty = try f.handMade(claims: ["client_id": "portal", "scope": "openid"])
+            Self.expectInvalidToken(try await call("\(f.base)/own/me", headers: Self.bearer(relyingParty)), token: relyingParty)
+            // Without allowedClients the same token is served (the check is the option's, not the signature's).
+            #expect(try await call("\(f.base)/api/me", headers: Self.bearer(relyingParty)).status == 200)
+            let own = try f.handMade()
+            let answer = try await call("\(f.base)/own/me", headers: Self.bearer(own))
+            #expect(answer.status == 200 && answer.body == Self.app)
+        }
+    }
+
+    @Test("requiredScopes: a token without one of them is 403 insufficient_scope naming the scopes (RFC 6750 §3.1); with all, served")
+    func requiredScopes() async throws {
+        try await Self.withFixture { f in
+            for scope: JSONValue? in [nil, "openid", "orders:read", "orders:readx openid"] {
+                let token = try f.handMade(claims: ["scope": scope])
+                let answer = try await call("\(f.base)/orders/me", headers: Self.bearer(token))
+                #expect(answer.status == 403, "scope \(String(describing: scope))")
+                let challenge = answer.headers["WWW-Authenticate"].first ?? ""
+                #expect(challenge.hasPrefix("Bearer error=\"insufficient_scope\""), "got \(challenge)")
+                #expect(challenge.contains("scope=\"openid orders:read\""), "got \(challenge)")
+                #expect(answer.body.contains("\"error\":\"insufficient_scope\"") && !answer.body.contains(token))
+            }
+            let token = try f.handMade(claims: ["scope": "openid profile orders:read"])
+            let answer = try await call("\(f.base)/orders/me", headers: Self.bearer(token))
+            #expect(answer.status == 200 && answer.body == "openid,profile,orders:read")
+            // A forged token with every scope is still invalid_token, not a scope question.
+            let forged = try f.handMade(claims: ["scope": "openid orders:read"], key: try JWK.generate(curve: .p256))
+            Self.expectInvalidToken(try await call("\(f.base)/orders/me", headers: Self.bearer(forged)), token: forged)
         }
     }
 

@@ -19,6 +19,8 @@ import Testing
     static func expectPageHeaders(_ a: LiveServer.Answer) {
         #expect(a.header("Content-Type") == "text/html; charset=utf-8")
         #expect(a.header("Cache-Control") == "no-store" && a.header("Referrer-Policy") == "no-referrer")
+        // RFC 7034, for old web views that ignore frame-ancestors.
+        #expect(a.header("X-Frame-Options") == "DENY")
         let csp = a.header("Content-Security-Policy") ?? ""
         #expect(csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'none'") && !csp.contains("script-src"))
     }

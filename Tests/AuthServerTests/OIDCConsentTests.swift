@@ -7,6 +7,47 @@ import Testing
 /// prompt=consent, escaping), and the `consents` table of schema step 14: upgraded onto from
 /// step 12's schema, its rows gone with their user.
 @Suite struct OIDCConsentTests {
+
+    @Test(
+        "prompt=login and max_age are not skipped by opening the flow's consent page: it sends the browser back to the login page, no code",
+        arguments: StoreKind.available)
+    func consentPageDoesNotSkipTheLogin(kind: StoreKind) async throws {
+        try await OIDCFixture.with(kind) { s in
+            try await OIDCFixture.register(s, "person@example.com")
+            try await OIDCBrowser.with(s) { b in
+                try await Self.signIn(b, "person@example.com")
+                // The sign-in above is older than the flows below by a second at least.
+                try await Task.sleep(for: .milliseconds(1_100))
+                let cases: [(client: [(String, String)], extra: [(String, String)])] = [
+                    (OIDCLoginPageTests.portalPairs, [("prompt", "login")]), (OIDCLoginPageTests.portalPairs, [("max_age", "0")]),
+                    (Self.third, [("prompt", "login consent")]), (Self.third, [("max_age", "0")]),
+                ]
+                for (client, extra) in cases {
+                    let start = try await b.get("/oauth/authorize" + OIDCFixture.query(client + [("scope", "openid")] + extra))
+                    let login = try #require(start.header("Location"), "\(extra)")
+                    #expect(login.contains("/oauth/login?flow="), "\(extra): \(login)")
+                    let csrf = try #require(OIDCFixture.csrf(try await b.get(login).body))
+                    let consentURL = login.replacingOccurrences(of: "/oauth/login?", with: "/oauth/consent?")
+                    let opened = try await b.get(consentURL)
+                    #expect(opened.header("Location") == login, "\(extra): GET consent \(opened.status) \(opened.header("Location") ?? "")")
+                    let allowed = try await b.post(consentURL, [("csrf", csrf), ("decision", "allow")])
+                    #expect(allowed.status == 303 && allowed.header("Location") == login, "\(extra): \(allowed.status) \(allowed.header("Location") ?? "")")
+                    #expect(allowed.header("Location")?.contains("code=") != true)
+                    // The flow's own login page meets it, and then the code comes (through consent for the third party).
+                    let signedIn = try await b.post(login, [("csrf", csrf), ("email", "person@example.com"), ("password", OIDCFixture.password)])
+                    #expect(signedIn.status == 303, "\(extra): \(signedIn.status)")
+                    var next = try #require(signedIn.header("Location"))
+                    if next.contains("/oauth/consent?flow=") {
+                        let token = try #require(OIDCFixture.csrf(try await b.get(next).body))
+                        next = try #require(try await b.post(next, [("csrf", token), ("decision", "allow")]).header("Location"))
+                    }
+                    #expect(OIDCFixture.parameters(next)["code"] != nil, "\(extra): \(next)")
+                    try await Task.sleep(for: .milliseconds(1_100))
+                }
+            }
+        }
+    }
+
     static let third = [("response_type", "code"), ("client_id", "third"), ("redirect_uri", "https://third.example/cb"), ("state", "s3")]
 
     /// Signs the browser in on a first-party flow.

@@ -162,9 +162,17 @@ struct OIDCEndpointTests {
             let access = try #require(a["access_token"])
             let basic = try await s.form("/oauth/introspect", [("token", access)], headers: [OIDCTokenFixture.basic()])
             #expect(basic.status == 200 && basic.object["active"] == true && basic["client_id"] == "portal")
+            // RFC 7662 §2.2 `scope`: what the user allowed the client (a resource server decides by it).
+            #expect(basic["scope"] == "openid profile email", "\(basic.body)")
+            let refreshAnswer = try await s.form("/oauth/introspect", [("token", a["refresh_token"]!)], headers: [OIDCTokenFixture.basic()])
+            #expect(refreshAnswer.object["active"] == true && refreshAnswer["scope"] == "openid profile email", "\(refreshAnswer.body)")
+            // Another relying party, authenticated (client_secret_post), learns nothing of portal's token (RFC 7662 §4).
             let post = try await s.form(
                 "/oauth/introspect", [("token", access), ("client_id", "poster"), ("client_secret", OIDCTokenFixture.secret)])
-            #expect(post.status == 200 && post.object["active"] == true)
+            #expect(post.status == 200 && post.body == #"{"active":false}"#, "\(post.body)")
+            // A resource server (no redirect URIs) introspects every client's tokens, scope included.
+            let resource = try await s.form("/oauth/introspect", [("token", access)], headers: [OIDCTokenFixture.basic("resource-api")])
+            #expect(resource.object["active"] == true && resource["client_id"] == "portal" && resource["scope"] == "openid profile email")
             let wrong = try await s.form("/oauth/introspect", [("token", access)], headers: [OIDCTokenFixture.basic("portal", "nope")])
             #expect(wrong.status == 401 && wrong["error"] == "invalid_client")
             let spa = try await s.form("/oauth/introspect", [("token", access), ("client_id", "spa")])

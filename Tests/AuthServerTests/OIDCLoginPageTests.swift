@@ -9,6 +9,9 @@ import Sessions
 /// unknown email and a wrong password, its limits, the unconfirmed address, CSRF and the
 /// cross-site check, escaping of what the request and the config put on the page.
 @Suite struct OIDCLoginPageTests {
+    /// The first-party client's authorization request, without its scope.
+    static let portalPairs = [("response_type", "code"), ("client_id", "portal"), ("redirect_uri", "https://portal.example.com/cb"), ("state", "s1")]
+
     /// A login page of a new flow for `client`, its URL and CSRF token.
     static func openLogin(
         _ b: OIDCBrowser, client: String = "portal", redirect: String = "https://portal.example.com/cb", hint: String? = nil, scope: String? = nil

@@ -76,6 +76,7 @@ import Testing
         func csp(_ uri: String?) throws -> String {
             let headers = Dictionary(uniqueKeysWithValues: OIDCPages.headers(redirectURI: uri).map { ($0.name, $0.value) })
             #expect(headers["Referrer-Policy"] == "no-referrer" && headers["Cache-Control"] == "no-store")
+            #expect(headers["X-Frame-Options"] == "DENY")
             #expect(headers["Content-Type"] == "text/html; charset=utf-8")
             return try #require(headers["Content-Security-Policy"])
         }

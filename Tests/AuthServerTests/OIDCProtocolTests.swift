@@ -156,6 +156,8 @@ struct OIDCProtocolTests {
         #expect(d["id_token_signing_alg_values_supported"] == ["RS256", "ES256"])
         #expect(d["token_endpoint_auth_methods_supported"] == ["client_secret_basic", "client_secret_post", "none"])
         #expect(d["code_challenge_methods_supported"] == ["S256"] && d["prompt_values_supported"] == ["none", "login", "consent"])
+        // acr_values is honoured (urn:tokentool:acr:mfa asks for a step-up), so discovery says which values exist.
+        #expect(d["acr_values_supported"] == ["urn:tokentool:acr:mfa", "urn:tokentool:acr:pwd"])
         #expect(d["authorization_response_iss_parameter_supported"] == true)
         #expect(d["request_parameter_supported"] == false && d["request_uri_parameter_supported"] == false)
         // An OpenID Connect client authenticates at revocation and introspection as at the token endpoint.

@@ -140,14 +140,48 @@ struct OIDCTokenTests {
             let first = try await OIDCTokenFixture.exchange(s, code)
             #expect(first.status == 200)
             let access = try #require(first["access_token"]), refresh = try #require(first["refresh_token"])
-            #expect(try await s.call(.GET, LiveServer.base + "/auth/profile", bearer: access).status == 200)
+            #expect(try await s.call(.GET, "/oauth/userinfo", bearer: access).status == 200)
             Self.expectError(try await OIDCTokenFixture.exchange(s, code), 400, "invalid_grant")
-            #expect(try await s.call(.GET, LiveServer.base + "/auth/profile", bearer: access).status == 401)
+            #expect(try await s.call(.GET, "/oauth/userinfo", bearer: access).status == 401)
             let introspected = try await s.form("/oauth/introspect", [("token", access)], headers: [OIDCTokenFixture.basic("resource-api")])
             #expect(introspected.object["active"] == false)
             Self.expectError(
                 try await s.form("/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", refresh)], headers: [OIDCTokenFixture.basic()]),
                 400, "invalid_grant")
+        }
+    }
+
+    @Test(
+        "a used code replayed by another client of the app, or without the right verifier, is invalid_grant and ends nothing",
+        arguments: StoreKind.available)
+    func replayByAnotherClientEndsNothing(kind: StoreKind) async throws {
+        try await OIDCTokenFixture.with(kind) { s in
+            let user = try await OIDCTokenFixture.user(s)
+            let code = try await OIDCTokenFixture.code(s, user: user)
+            let first = try await OIDCTokenFixture.exchange(s, code)
+            let access = try #require(first["access_token"])
+            // poster (confidential, the same app) and spa (public) present portal's used code.
+            let byPoster = try await s.form(
+                "/oauth/token",
+                [("grant_type", "authorization_code"), ("code", code.code), ("redirect_uri", "https://portal.example.com/cb"),
+                 ("client_id", "poster"), ("client_secret", OIDCTokenFixture.secret)])
+            Self.expectError(byPoster, 400, "invalid_grant")
+            let bySPA = try await s.form(
+                "/oauth/token",
+                [("grant_type", "authorization_code"), ("code", code.code), ("redirect_uri", "https://portal.example.com/cb"),
+                 ("client_id", "spa"), ("code_verifier", OIDCTokenFixture.verifier)])
+            Self.expectError(bySPA, 400, "invalid_grant")
+            #expect(try await s.call(.GET, "/oauth/userinfo", bearer: access).status == 200, "another client's replay ended portal's session")
+
+            // A PKCE code replayed with a wrong verifier by its own client ends nothing either.
+            let spaCode = try await OIDCTokenFixture.code(s, client: "spa", user: user)
+            let spaFirst = try await OIDCTokenFixture.exchange(s, spaCode, client: "spa")
+            let spaAccess = try #require(spaFirst["access_token"])
+            Self.expectError(try await OIDCTokenFixture.exchange(s, spaCode, client: "spa", verifier: String(repeating: "x", count: 43)), 400, "invalid_grant")
+            #expect(try await s.call(.GET, "/oauth/userinfo", bearer: spaAccess).status == 200, "a wrong verifier's replay ended the session")
+            // The rightful replay still ends it (RFC 6749 §4.1.2).
+            Self.expectError(try await OIDCTokenFixture.exchange(s, spaCode, client: "spa"), 400, "invalid_grant")
+            #expect(try await s.call(.GET, "/oauth/userinfo", bearer: spaAccess).status == 401)
         }
     }
 

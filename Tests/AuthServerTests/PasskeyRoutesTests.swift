@@ -185,15 +185,59 @@ import Testing
             let foreign = try await s.call(.POST, T.userpass + "/mfa", body: Self.body(["mfa_token": .string(token), "passkey": bobs]))
             #expect(foreign.status == 401 && foreign.errorCode == "AuthError", "\(foreign.body)")
 
-            // Failures 2..5 (the clone was 1, bob's passkey 2), then the lock, which a right assertion does not pass.
-            for _ in 0..<3 {
+            // Sign-in refusals before the signature verifies count nothing (anyone can name a credential id).
+            for _ in 0..<5 {
                 #expect(try await attempt { try device.get(challenge: $0, rpID: Self.rpID, origin: "http://evil.test") }.status == 401)
+            }
+            // Failures 3..5 at the second step (the clone was 1, bob's passkey 2: both past a password or a
+            // signature), then the lock, which a right assertion does not pass.
+            for _ in 0..<3 {
+                let again = try #require(
+                    try await s.call(.POST, T.userpass + "/mfa/passkey/options", body: T.json(["mfa_token": token])).object["publicKey"]?
+                        .objectValue)
+                let other = try bobDevice.get(challenge: try #require(again["challenge"]?.stringValue), rpID: Self.rpID, origin: Self.origin)
+                #expect(
+                    try await s.call(.POST, T.userpass + "/mfa", body: Self.body(["mfa_token": .string(token), "passkey": other])).status == 401)
             }
             let locked = try await attempt { try device.get(challenge: $0, rpID: Self.rpID, origin: Self.origin) }
             #expect(locked.status == 429 && locked.header("Retry-After") != nil, "\(locked.body)")
             #expect(try await Self.count(s, access) == 2)
             #expect(try await s.call(.GET, T.mfa, bearer: access).status == 200)
             _ = adaID
+        }
+    }
+
+    @Test(
+        "bogus sign-in assertions naming a victim's credential id lock nothing and all get one answer, an unknown id's",
+        arguments: StoreKind.available)
+    func bogusAssertionsLockNothing(kind: StoreKind) async throws {
+        try await LiveServer.with(kind, apps: Self.apps) { s in
+            let ada = try await Self.user(s, "ada@example.com")
+            let access = try #require(ada["access_token"])
+            var (device, created) = try await Self.registered(s, access)
+            #expect(created.status == 201, "\(created.body)")
+            func attempt(_ make: (String) throws -> JSONValue) async throws -> LiveServer.Answer {
+                let (id, request) = try await Self.loginOptions(s)
+                return try await Self.login(s, id, try make(try #require(request["challenge"]?.stringValue)))
+            }
+            // An attacker who knows ada's credential id but holds no key: a forged signature, another
+            // origin, another user handle, and (for comparison) an id nobody registered.
+            var forger = try SoftAuthenticator(credentialID: device.credentialID)
+            var stranger = try SoftAuthenticator()
+            var answers: [LiveServer.Answer] = []
+            for round in 0..<3 {
+                answers.append(try await attempt { try forger.get(challenge: $0, rpID: Self.rpID, origin: Self.origin, userHandle: device.userHandle) })
+                answers.append(try await attempt { try device.get(challenge: $0, rpID: Self.rpID, origin: "http://evil.test") })
+                answers.append(try await attempt { try device.get(challenge: $0, rpID: Self.rpID, origin: Self.origin, userHandle: Array("x\(round)".utf8)) })
+                answers.append(try await attempt { try stranger.get(challenge: $0, rpID: Self.rpID, origin: Self.origin) })
+            }
+            for answer in answers {
+                #expect(answer.status == 401 && answer.errorCode == "AuthError", "\(answer.status) \(answer.body)")
+                #expect(answer["error"] == answers.last?["error"], "the refusal tells credentials apart: \(answer.body)")
+            }
+            // Twelve refusals, nine naming ada's id: her passkey still signs her in at once, and her second step is not locked.
+            let good = try await attempt { try device.get(challenge: $0, rpID: Self.rpID, origin: Self.origin) }
+            #expect(good.status == 200 && good["access_token"] != nil, "\(good.status) \(good.body)")
         }
     }
 

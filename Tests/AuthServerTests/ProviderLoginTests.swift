@@ -106,6 +106,8 @@ struct ProviderLoginTests {
             let profile = try await s.call(.GET, Self.base + "/auth/profile", bearer: byCode["access_token"])
             #expect(profile.object["data"]?.objectValue?["first_name"] == "Stand")
             #expect(profile.object["data"]?.objectValue?["picture_url"] == "https://lh3.googleusercontent.com/a/standin")
+            // realm-web reads `picture`.
+            #expect(profile.object["data"]?.objectValue?["picture"] == "https://lh3.googleusercontent.com/a/standin")
             let badCode = try await s.call(.POST, Self.login("oauth2-google"), body: #"{"authCode":"no-such-code"}"#)
             #expect(badCode.status == 401 && badCode.errorCode == "AuthError")
 

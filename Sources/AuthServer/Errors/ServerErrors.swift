@@ -23,6 +23,9 @@ extension TokenError.Code {
     public static let methodNotAllowed = TokenError.Code("method_not_allowed", .rejected)
     /// The request body is over 64 KiB (413 `RequestTooLarge`).
     public static let requestTooLarge = TokenError.Code("request_too_large", .rejected)
+    /// A JSON route's body sent as a type a browser may post cross-site without a preflight
+    /// (`text/plain`, form-encoded, multipart): 415 `BadRequest`, before the body is read.
+    public static let unsupportedMediaType = TokenError.Code("unsupported_media_type", .rejected)
     /// The request body did not arrive within `body_timeout` (408 `RequestTimeout`); the connection is closed.
     public static let requestTimeout = TokenError.Code("request_timeout", .rejected)
     /// `confirm/call` or `reset/call` of an app without a `custom-function` provider, whose URL
@@ -40,7 +43,7 @@ extension TokenError.Code {
     /// Every code the AuthServer module mints.
     public static let authServerCodes: [TokenError.Code] = [
         .badRequest, .missingParameter, .invalidParameter, .invalidSession, .authFailed, .appNotFound,
-        .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge, .requestTimeout, .functionNotConfigured, .serverBusy,
+        .providerNotFound, .notFound, .methodNotAllowed, .requestTooLarge, .unsupportedMediaType, .requestTimeout, .functionNotConfigured, .serverBusy,
         .reauthenticationRequired, .mfaRequired,
     ]  // `too_many_requests` is the Sessions module's (its throttle and password hasher mint it)
 }
@@ -78,6 +81,7 @@ struct ErrorMapping: Sendable, Hashable {
         put([.apiKeyExists], 409, "APIKeyAlreadyExists")
         put([.requestTimeout], 408, "RequestTimeout")
         put([.requestTooLarge], 413, "RequestTooLarge")
+        put([.unsupportedMediaType], 415, "BadRequest")
         put([.tooManyRequests], 429, "TooManyRequests")
         put([.customFunctionFailed], 502, "FunctionExecutionError")
         put([.storeUnavailable, .providerUnavailable, .serverBusy], 503, "ServiceUnavailable")

@@ -22,14 +22,14 @@ enum OAuthMetadata {
     }
 
     /// RFC 7662 §2.2: `{"active":false}` alone for a token that is not live; else `active`, `sub`,
-    /// `client_id`, `aud`, `iss`, `exp`, `iat`, `sid`, and for access tokens `token_type`
+    /// `client_id`, `aud`, `iss`, `exp`, `iat`, `sid`, `scope` (an OpenID Connect client's token's), and for access tokens `token_type`
     /// `Bearer` (RFC 6749 §7.1) and `jti`. A refresh token's `aud` is its app, the audience of
     /// the access tokens it yields.
     static func introspection(_ result: Introspection) -> JSONObject {
         guard result.active else { return ["active": false] }
         var out: JSONObject = ["active": true]
         let accessToken = result.response["token_type"] == "access_token"
-        for name in ["sub", "client_id", "aud", "iss", "exp", "iat", "sid", "jti"] {
+        for name in ["sub", "client_id", "aud", "iss", "exp", "iat", "sid", "jti", "scope"] {
             if let v = result.response[name] { out[name] = v }
         }
         if accessToken {

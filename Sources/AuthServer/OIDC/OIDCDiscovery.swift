@@ -1,4 +1,5 @@
 public import JOSE
+import Sessions
 
 /// The OpenID Provider's metadata (OpenID Connect Discovery 1.0 §3, RFC 8414 §2), served at
 /// `/.well-known/openid-configuration` and `/.well-known/oauth-authorization-server`.
@@ -34,6 +35,8 @@ public enum OIDCDiscovery {
         o["introspection_endpoint_auth_methods_supported"] = ["client_secret_basic", "client_secret_post"]
         o["code_challenge_methods_supported"] = .array(PKCE.methods.map(JSONValue.string))
         o["claims_supported"] = .array(OIDCClaims.supported.map(JSONValue.string))
+        // The two acr values the ID token says, the MFA one honoured in `acr_values` (a step-up).
+        o["acr_values_supported"] = [.string(SessionSignIn.acrMFA), .string(SessionSignIn.acrPassword)]
         o["prompt_values_supported"] = .array(OIDCAuthorizationRequest.Prompt.allCases.map { .string($0.rawValue) })
         o["authorization_response_iss_parameter_supported"] = true
         o["request_parameter_supported"] = false

@@ -134,6 +134,10 @@ extension SessionStoreTransaction {
         case .refused(.used, let record):
             let refusal = OAuthError.invalidGrant("the code was already used")
             guard let stored = OIDCPayload.decode(OIDCAuthorizationCode.self, record.payload) else { throw refusal }
+            // Only the code's own client, proving what its first use proved (the verifier, the
+            // redirect URI), ends that use's session: another client of the app, or a guess without
+            // the verifier, must not be able to sign the rightful client's user out.
+            guard stored.binding.redemptionProblem(clientID: clientID, redirectURI: redirectURI, verifier: verifier) == nil else { throw refusal }
             throw OIDCCodeReuse(first: stored, error: refusal)
         case .refused:
             throw OAuthError.invalidGrant("the code has expired")

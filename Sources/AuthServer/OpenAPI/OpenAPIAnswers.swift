@@ -3,9 +3,10 @@ import OpenAPIKit
 /// The answers of one operation: its shape's success answers and pages, and an error body for
 /// every status it can answer with, grouped by status.
 enum OpenAPIAnswers {
-    /// Each App Services `error_code` name's status, from the server's own table.
+    /// Each App Services `error_code` name's status, from the server's own table; `BadRequest` is
+    /// 400 (its 415, a JSON body sent as a cross-site type, is said where a JSON body is read).
     static let statusOfName: [String: Int] = Dictionary(
-        ErrorMapping.byCode.values.map { ($0.name, $0.status) }, uniquingKeysWith: { first, _ in first })
+        ErrorMapping.byCode.values.map { ($0.name, $0.status) }, uniquingKeysWith: { min($0, $1) })
 
     /// An RFC 6749 §5.2 code's status: 401 for client authentication, else 400 (``OAuthError``).
     static func status(ofOAuth code: String) -> Int { code == "invalid_client" ? 401 : 400 }
@@ -47,6 +48,10 @@ enum OpenAPIAnswers {
             let here = names.filter { statusOfName[$0] == status }
             byStatus[status, default: Parts()].descriptions.append("an error: " + here.joined(separator: ", "))
             byStatus[status]!.json.append(OpenAPISchemas.appServicesError(here))
+        }
+        if case .json = shape.body {
+            byStatus[415, default: Parts()].descriptions.append("an error: BadRequest (the body was sent as text/plain, form-encoded or multipart)")
+            byStatus[415]!.json.append(OpenAPISchemas.appServicesError(["BadRequest"]))
         }
         for status in Set(shape.oauthErrors.map(status(ofOAuth:))) {
             let here = shape.oauthErrors.filter { self.status(ofOAuth: $0) == status }

@@ -63,7 +63,7 @@ enum OpenAPISchemas {
         "user_id": .string, "domain_id": .string(allowedValues: [""]),
         "identities": .array(items: object(["id": .string, "provider_type": .string, "provider_id": .string])),
         "data": object(
-            [:], optional: ["name": .string, "email": .string, "picture_url": .string, "first_name": .string, "last_name": .string], closed: true),
+            [:], optional: ["name": .string, "email": .string, "picture_url": .string, "picture": .string, "first_name": .string, "last_name": .string], closed: true),
         "type": oneOf(["normal"]),
     ])
     /// An API key as lists show it (never the key).

@@ -47,7 +47,8 @@ public enum AccountPages {
         @media (max-width:30rem){main{margin:0;border-radius:0;min-height:100vh}}
         """
 
-    /// The headers every page is served with.
+    /// The headers every page is served with: `X-Frame-Options: DENY` beside CSP's
+    /// `frame-ancestors 'none'` for browsers and web views that only know the older header (RFC 7034).
     public static var headers: [(name: String, value: String)] {
         let digest = Data(SHA2.sha256(Array(style.utf8))).base64EncodedString()
         return [
@@ -59,6 +60,7 @@ public enum AccountPages {
             (name: "Referrer-Policy", value: "no-referrer"),
             (name: "Cache-Control", value: "no-store"),
             (name: "X-Content-Type-Options", value: "nosniff"),
+            (name: "X-Frame-Options", value: "DENY"),
         ]
     }
 

@@ -73,6 +73,11 @@ struct OAuthRoutes: Sendable {
     func introspect(_ form: OAuthForm, _ caller: OAuthCaller, _ context: AuthRequestContext) async throws -> Response {
         let token = try form.required("token")
         let result = try await service.introspect(token, audiences: appIDs)
+        // A resource server (a `clients` entry without redirect URIs) introspects every app's tokens;
+        // an OpenID Connect client only its own (RFC 7662 §4: any other token is simply not active to it).
+        if case .oidcClient(let id) = caller, result.response["client_id"]?.stringValue != id {
+            return JSONResponse.ok(["active": false], noStore: true)
+        }
         return JSONResponse.ok(OAuthMetadata.introspection(result), noStore: true)
     }
 

@@ -46,11 +46,13 @@ extension OIDCAuthorizeRoutes {
         }
     }
 
-    /// The OP session of the browser when it may answer this flow: live, and the hinted user's if
-    /// the request named one.
+    /// The OP session of the browser when it may answer this flow: live, the hinted user's if
+    /// the request named one, and meeting what the request asked of the sign-in (a consent page
+    /// reached by rewriting the login page's URL must not issue a code on an older sign-in).
     private func signedIn(_ request: Request, _ resumed: OIDCResumedFlow) async throws -> OPSession? {
         guard let session = try await liveSession(request, app: resumed.request.client.app) else { return nil }
         if let hinted = resumed.flow.hintedSubject, hinted != session.userID { return nil }
+        guard resumed.request.isMet(by: session, flowStarted: resumed.flow.created, at: now) else { return nil }
         return session
     }
 

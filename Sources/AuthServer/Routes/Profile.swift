@@ -21,6 +21,8 @@ struct ProfileRoutes: Sendable {
                 if let v = profile[member]?.stringValue { data[field] = .string(v) }
             }
         }
+        // realm-web's `user.profile.pictureUrl` reads `picture`; realm-core's SDKs read `picture_url`.
+        if let picture = data["picture_url"] { data["picture"] = picture }
         let list: [JSONValue] = identities.map {
             .object(["id": .string($0.subject), "provider_type": .string($0.provider), "provider_id": .string($0.provider)])
         }

@@ -7,7 +7,10 @@ import Sessions
 ///
 /// An access token is verified by the store's keys against the app it names, and live-checked:
 /// its session must be live and its user present. A refresh token must belong to a live session.
-/// Every refusal is 401 `InvalidSession` (the clients' "refresh and retry" or "signed out").
+/// Only an App Services session's own tokens open these rows: an access token issued to an OpenID
+/// Connect client (`client_id` = the client, though its `aud` is the app) is the wrong kind, as
+/// that client's refresh token is. Every refusal is 401 `InvalidSession` (the clients' "refresh
+/// and retry" or "signed out").
 struct BearerCheck: Sendable {
     let server: AuthServer
 
@@ -47,6 +50,11 @@ struct BearerCheck: Sendable {
         }
         guard let appID = claims.audience.first(where: { server.apps[$0] != nil }), let app = server.apps[appID] else {
             throw TokenError(.invalidSession, "the access token is not one this server issued")
+        }
+        // An OpenID Connect client's token names its app in `aud` too: its `client_id` (verified) says
+        // whose it is, and relying parties manage nothing of the account through these routes.
+        guard claims.clientID == appID else {
+            throw TokenError(.invalidSession, "this access token was issued to an OpenID Connect client, not to an App Services session")
         }
         guard let sid = claims.sessionID else { throw TokenError(.invalidSession, "the access token has no session") }
         // The live check, against the store on every request (never cached): two reads.

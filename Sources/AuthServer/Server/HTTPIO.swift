@@ -33,6 +33,7 @@ struct RequestJSON: Sendable {
     /// - Throws: `request_too_large` over the limit; `bad_request` for anything but a JSON object;
     ///   `invalid_parameter` for a malformed Extended JSON type wrapper.
     static func read(_ request: Request, context: AuthRequestContext) async throws -> RequestJSON {
+        try refuseSimpleContentType(request)
         var request = request
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: context.maxUploadSize) } catch is NIOTooManyBytesError {
@@ -50,6 +51,22 @@ struct RequestJSON: Sendable {
             throw TokenError(.badRequest, "the request body must be a JSON object, got \(relaxed.typeName)")
         }
         return RequestJSON(object: object)
+    }
+
+    /// The three `Content-Type`s a page on any site may make a browser post without a CORS
+    /// preflight (Fetch standard, "CORS-safelisted request-header"), by their essence.
+    static let simpleContentTypes: Set<String> = ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]
+
+    /// Refuses a body that says it is one of ``simpleContentTypes`` (any parameters): such a post
+    /// may come from another site's page, so no login or registration is read from it.
+    /// `application/json` and a body without `Content-Type` (SDKs that send none) pass.
+    /// - Throws: `unsupported_media_type` (415 `BadRequest`).
+    static func refuseSimpleContentType(_ request: Request) throws {
+        guard let type = request.headers[.contentType] else { return }
+        let essence = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        if simpleContentTypes.contains(essence) {
+            throw TokenError(.unsupportedMediaType, "the body must be sent as application/json, not \(essence)")
+        }
     }
 
     /// A required string member.

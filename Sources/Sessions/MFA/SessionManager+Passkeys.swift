@@ -134,6 +134,12 @@ extension SessionManager {
     /// Checks a passkey sign-in: the challenge `challengeID` is spent whatever the outcome, the
     /// passkey is found by the response's id, its `userHandle` must name its owner, then the
     /// ceremony (with the user's lock, and the counter stored).
+    ///
+    /// Nobody but the key's holder can reach the owner's lock here: an assertion counts toward
+    /// it (and learns that it holds) only once its signature verifies, and every refusal before
+    /// that (no such passkey, another user handle, a bad signature, client data or flags) is
+    /// the one answer ``unacceptedPasskey``, so that a credential id reveals nothing and five
+    /// bogus assertions naming a victim's id lock nothing.
     /// - Throws: `store_unavailable`.
     public func checkPasskeyLogin(challengeID: String, response: WebAuthnAssertionResponse, relyingParty: WebAuthnRelyingParty) async throws
         -> PasskeyCheck
@@ -143,14 +149,11 @@ extension SessionManager {
             guard case .consumed = try await tx.consumeOneTimeToken(challengeID, purpose: .passkeyLogin, app: app, at: now) else {
                 return .refused(reason: "the challenge is unknown, used or expired: ask for new options")
             }
-            guard let passkey = try await tx.passkey(app: app, id: response.id, forUpdate: true) else {
-                return .refused(reason: "the passkey is not registered here")
-            }
-            guard let handle = response.userHandle, ConstantTime.equals(handle, Array(passkey.userID.utf8)) else {
-                return try await Self.countFailure(
-                    tx, app: app, userID: passkey.userID, now: now, reason: "the user handle is not the passkey's owner")
-            }
-            return try await Self.check(tx, passkey: passkey, response: response, challenge: challengeID, relyingParty: relyingParty, now: now)
+            guard let passkey = try await tx.passkey(app: app, id: response.id, forUpdate: true),
+                let handle = response.userHandle, ConstantTime.equals(handle, Array(passkey.userID.utf8))
+            else { return .refused(reason: Self.unacceptedPasskey) }
+            return try await Self.check(
+                tx, passkey: passkey, response: response, challenge: challengeID, relyingParty: relyingParty, now: now, signedOnly: true)
         }
     }
 
@@ -200,14 +203,21 @@ extension SessionManager {
         }
     }
 
+    /// The one refusal of a passkey sign-in whose signature did not verify, whatever failed.
+    static let unacceptedPasskey = "the passkey was not accepted: ask for new options and try again"
+
     /// The ceremony of an assertion by `passkey`, under the user's lock: a failure is counted, a
-    /// success resets the count and stores the new counter and the time of use.
+    /// success resets the count and stores the new counter and the time of use. With
+    /// `signedOnly` (a sign-in, where the credential id is all the caller showed), the lock is
+    /// looked at and a failure counted only once the signature verified (a cloned counter), and
+    /// an earlier failure is ``unacceptedPasskey``, uncounted.
     private static func check(
         _ tx: any SessionStoreTransaction, passkey: PasskeyRecord, response: WebAuthnAssertionResponse, challenge: String,
-        relyingParty: WebAuthnRelyingParty, now: Int64
+        relyingParty: WebAuthnRelyingParty, now: Int64, signedOnly: Bool = false
     ) async throws -> PasskeyCheck {
         let row = try await tx.mfaFactors(app: passkey.app, userID: passkey.userID, forUpdate: true)
-        if let until = row?.lockedUntil, until > now { return .locked(retryAfter: until - now) }
+        let locked = row?.lockedUntil.flatMap { $0 > now ? $0 - now : nil }
+        if let locked, !signedOnly { return .locked(retryAfter: locked) }
         let verified: VerifiedAssertion
         do {
             guard let algorithm = JWSAlgorithm(rawValue: passkey.algorithm) else { throw TokenError(.webAuthnUnsupported, "stored algorithm") }
@@ -216,8 +226,11 @@ extension SessionManager {
                 challenge: try Base64URL.decode(challenge, what: "challenge"), publicKey: try JWK(json: passkey.publicKey), algorithm: algorithm,
                 storedSignCount: UInt32(clamping: passkey.signCount))
         } catch let e as TokenError {
+            // The counter is checked after the signature: only that refusal comes from the key's holder.
+            if signedOnly, e.code != .webAuthnCounterRegressed { return .refused(reason: unacceptedPasskey) }
             return try await countFailure(tx, app: passkey.app, userID: passkey.userID, now: now, reason: e.message)
         }
+        if let locked { return .locked(retryAfter: locked) }
         if var r = row, r.failedAttempts != 0 || r.lockedUntil != nil {
             r.failedAttempts = 0
             r.lockedUntil = nil

@@ -61,6 +61,7 @@ extension SessionService {
             o["iat"] = .int(record.createdAt)
             o["exp"] = .int(min(session.expiresAt, session.idleExpiresAt))
             o["sid"] = .string(session.id)
+            if let scopes = session.signIn?.scopes, !scopes.isEmpty { o["scope"] = .string(scopes.joined(separator: " ")) }
             return Introspection(active: true, response: o, reason: nil)
         }
         do {
@@ -76,6 +77,7 @@ extension SessionService {
             o["exp"] = .int(c.expiresAt)
             o["jti"] = .string(c.jwtID)
             if let sid = c.sessionID { o["sid"] = .string(sid) }
+            if let scope = c.scope { o["scope"] = .string(scope) }
             return Introspection(active: true, response: o, reason: nil)
         } catch let e as TokenError where e.code.rejectsToken {
             return .inactive(e)

@@ -14,9 +14,10 @@ struct SoftAuthenticator {
     /// The user handle given at registration (`user.id`, decoded).
     var userHandle: [UInt8] = []
 
-    init() throws {
+    /// A new key; `credentialID` (another authenticator's, to forge its assertions) or a random one.
+    init(credentialID given: [UInt8]? = nil) throws {
         key = try JWK.generate(curve: .p256)
-        credentialID = try SecureRandom.bytes(16)
+        credentialID = try given ?? SecureRandom.bytes(16)
     }
 
     var id: String { Base64URL.encode(credentialID) }
