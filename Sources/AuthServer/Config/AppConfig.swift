@@ -18,6 +18,9 @@ public struct AppConfig: Sendable {
     public var redirectURIs: [String] = []
     /// `op_session_ttl`: how long the OpenID Provider's browser session lasts (``readOPSessionTTL(_:)``).
     public var opSessionTTL = AppConfig.defaultOPSessionTTL
+    /// `allowed_request_origins`: the origins whose pages may call this app from a browser (CORS,
+    /// ``CORSPolicy``); empty allows no other origin.
+    public var allowedRequestOrigins: [String] = []
 
     /// The provider names the config knows: the login methods' (``LoginMethodRegistry``).
     public static var providerNames: Set<String> { Set(LoginMethodRegistry.inUse.names) }
@@ -38,6 +41,7 @@ public struct AppConfig: Sendable {
         }
         opSessionTTL = try Self.readOPSessionTTL(&o)
         redirectURIs = try OIDCClientConfig.uris(&o, "redirect_uris", required: false)
+        allowedRequestOrigins = try Self.readAllowedRequestOrigins(&o)
         if var p = try o.object("providers") {
             let methods = LoginMethodRegistry.inUse
             for name in p.memberNames {

@@ -12,6 +12,14 @@ struct RequestMiddleware: RouterMiddleware {
     typealias Context = AuthRequestContext
     let server: AuthServer
     let known: KnownPaths
+    /// Which origins' pages may read the answers (SERVER.md, "Browsers on other origins").
+    let cors: CORSPolicy
+
+    init(server: AuthServer, known: KnownPaths) {
+        self.server = server
+        self.known = known
+        cors = CORSPolicy(config: server.config)
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -22,12 +30,15 @@ struct RequestMiddleware: RouterMiddleware {
         }
         // What the per-address limits count: an IPv6 client by its /64.
         context.clientAddress = context.clientAddress.map(ClientAddress.key)
-        let response: Response
+        var response: Response
         let exempt = request.uri.path == "/healthz" || request.uri.path == "/metrics"
         var request = request
-        // The body first, within `body_timeout`, holding no `max_in_flight` slot: a client that
-        // sends a head and stalls must not take a slot from the requests that arrive whole.
-        if let refused = await receive(&request, context: context) {
+        if CORSPolicy.isPreflight(request) {
+            // A browser's question before a cross-origin call: no token, no slot, no route.
+            response = cors.preflight(request)
+        } else if let refused = await receive(&request, context: context) {
+            // The body first, within `body_timeout`, holding no `max_in_flight` slot: a client that
+            // sends a head and stalls must not take a slot from the requests that arrive whole.
             response = refused
         } else if !exempt, !server.inFlight.enter() {
             context.notes.retryAfter.withLock { $0 = 1 }
@@ -42,9 +53,11 @@ struct RequestMiddleware: RouterMiddleware {
             }
             if !exempt { server.inFlight.leave() }
         }
+        // Errors included: realm-web reads a 401's status to refresh and retry.
+        cors.apply(to: &response, of: request, bearerApp: context.app)
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let route = context.endpointPath ?? "NotFound"
+        let route = context.endpointPath ?? (CORSPolicy.isPreflight(request) ? "preflight" : "NotFound")
         server.metrics.record(route: route, status: Int(response.status.code), duration: elapsed)
         var line: Logger.Metadata = [
             "request_id": .string(context.requestID), "method": .string(request.method.rawValue), "route": .string(route),
