@@ -10,6 +10,11 @@ import Testing
 @Suite("Web sign-in: Apple and Facebook", .serialized)
 struct WebSignInAppleFacebookTests {
     typealias B = WebSignInBrowser
+
+    /// The web sign-in binding cookie the default browser holds for `url`'s server.
+    static func binding(_ url: String) -> [String: String] {
+        B.cookie("tokentool-wsi", for: url).map { ["tokentool-wsi": $0] } ?? [:]
+    }
     typealias G = WebSignInGoogleTests
 
     /// Apple's page is a form that posts to the callback: the browser posts it.
@@ -20,7 +25,8 @@ struct WebSignInAppleFacebookTests {
         #expect(page.status == 200, "\(page.body.prefix(300))")
         let form = try B.form(page.body)
         #expect(form.action == s.baseURL + "/oauth/callback/apple")
-        return try await B.postForm(form.action, form.fields)
+        // Apple's page posts cross-site: the browser sends the flow's binding cookie, SameSite=None over https.
+        return try await B.postForm(form.action, form.fields, cookies: Self.binding(form.action))
     }
 
     @Test(
@@ -80,8 +86,8 @@ struct WebSignInAppleFacebookTests {
             // A posted answer with a used state: the page.
             let start = try await B.get(B.start(s, provider: "oauth2-apple", redirect: G.redirect, state: "x"))
             let form = try B.form(try await B.get(try #require(start.header("Location"))).body)
-            #expect(try await B.postForm(form.action, form.fields).status == 302)
-            let replay = try await B.postForm(form.action, form.fields)
+            #expect(try await B.postForm(form.action, form.fields, cookies: Self.binding(form.action)).status == 302)
+            let replay = try await B.postForm(form.action, form.fields, cookies: Self.binding(form.action))
             #expect(replay.status == 400 && replay.header("Location") == nil)
         }
     }

@@ -55,10 +55,12 @@ struct WebSignInHostedAppleFacebookTests {
             let asked = try #require(standIn.web.authorizationRequests.last).query
             #expect(asked["client_id"] == standIn.settings.appleWebClientID && asked["response_mode"] == "form_post")
 
-            let claims = try await H.relyingParty(s, try await B.postForm(form.action, form.fields))
+            // Cross-site: the browser sends the web sign-in's binding cookie (SameSite=None over https), not the OP session's.
+            let binding = try #require(b.cookies["tokentool-wsi"])
+            let claims = try await H.relyingParty(s, try await B.postForm(form.action, form.fields, cookies: ["tokentool-wsi": binding]))
             #expect(claims.subject == user && claims["amr"] == ["fed"] && claims["nonce"] == "rp-nonce")
             // Posted again (a replayed form): the state is spent, the 400 page, no code.
-            let replay = try await B.postForm(form.action, form.fields)
+            let replay = try await B.postForm(form.action, form.fields, cookies: ["tokentool-wsi": binding])
             #expect(replay.status == 400 && replay.header("Location") == nil)
         }
     }

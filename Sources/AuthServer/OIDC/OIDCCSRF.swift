@@ -21,11 +21,12 @@ public enum OIDCCSRF {
 
     /// `false` when the browser says the post came from another site: `Sec-Fetch-Site` other
     /// than `same-origin`, or (without it) an `Origin` other than `public_url`'s origin
-    /// (`Origin: null` included). A request with neither (curl, an old browser) passes: the
-    /// CSRF token still guards it.
-    public static func isSameOriginPost(origin: String?, secFetchSite: String?, publicURL: String) -> Bool {
+    /// (`Origin: null` included, unless the flow is `bound` to the browser: ``FlowBinding``). A
+    /// request with neither (curl, an old browser) passes: the CSRF token still guards it.
+    public static func isSameOriginPost(origin: String?, secFetchSite: String?, publicURL: String, bound: Bool = false) -> Bool {
         if let site = secFetchSite { return site == "same-origin" }
         guard let origin else { return true }
+        if bound, origin == "null" { return true }
         return origin.lowercased() == Self.origin(of: publicURL)
     }
 

@@ -84,17 +84,22 @@ public struct OIDCLoginFlow: Codable, Sendable, Hashable {
     public var csrf: String
     /// When the flow started (Unix seconds).
     public var created: Int64
+    /// ``FlowBinding/digest(_:)`` of the browser's binding value: only that browser's posts count.
+    /// `nil` in flows stored before flows were bound.
+    public var browser: String?
 
     public var clientID: String { binding.clientID }
 
     enum CodingKeys: String, CodingKey {
         case version = "v", binding = "request", state, prompt, maxAge = "max_age", loginHint = "login_hint", hintedSubject = "hinted_sub",
-            acrValues = "acr_values", csrf, created
+            acrValues = "acr_values", csrf, created, browser
     }
 
-    /// The flow of a checked request, with a new CSRF token.
+    /// The flow of a checked request, with a new CSRF token, bound to the browser whose binding
+    /// value has the digest `browser`.
     /// - Throws: `internal_error` if the random generator fails.
-    public init(_ request: OIDCAuthorizationRequest, hintedSubject: String? = nil, created: Int64) throws {
+    public init(_ request: OIDCAuthorizationRequest, hintedSubject: String? = nil, created: Int64, browser: String? = nil) throws {
+        self.browser = browser
         version = Self.version
         binding = OIDCCodeBinding(request)
         state = request.state

@@ -87,13 +87,14 @@ extension SessionStoreTransaction {
 }
 
 extension SessionStore {
-    /// Stores the flow of `request` (a new CSRF token with it) in one transaction.
+    /// Stores the flow of `request` (a new CSRF token with it, bound to the browser whose
+    /// binding value has the digest `browser`) in one transaction.
     /// - Returns: the handle for the page's URL, and the flow.
     /// - Throws: `internal_error` (random generator), `store_unavailable`.
-    public func startLoginFlow(_ request: OIDCAuthorizationRequest, hintedSubject: String? = nil, at time: Int64) async throws -> (
-        handle: String, flow: OIDCLoginFlow
-    ) {
-        let flow = try OIDCLoginFlow(request, hintedSubject: hintedSubject, created: time)
+    public func startLoginFlow(_ request: OIDCAuthorizationRequest, hintedSubject: String? = nil, browser: String? = nil, at time: Int64)
+        async throws -> (handle: String, flow: OIDCLoginFlow)
+    {
+        let flow = try OIDCLoginFlow(request, hintedSubject: hintedSubject, created: time, browser: browser)
         let handle = try await transaction { tx in try await tx.issueLoginFlow(flow, app: request.client.app) }
         return (handle, flow)
     }

@@ -41,7 +41,12 @@ public enum OPSessionCookie {
     /// cookies of that name, the first whose value is a well-formed token (43 base64url
     /// characters) is taken; others and malformed values are ignored.
     public static func token(in cookieHeaders: [String], app: String, secure: Bool) -> String? {
-        let wanted = name(app: app, secure: secure)
+        value(named: name(app: app, secure: secure), in: cookieHeaders)
+    }
+
+    /// The first well-formed value (43 base64url characters) of the cookie named `wanted`, read
+    /// within the bounds ``token(in:app:secure:)`` says.
+    static func value(named wanted: String, in cookieHeaders: [String]) -> String? {
         var pairs = 0
         for line in cookieHeaders.prefix(maxHeaders) where line.utf8.count <= maxHeaderBytes {
             for pair in line.split(separator: ";", omittingEmptySubsequences: true) {

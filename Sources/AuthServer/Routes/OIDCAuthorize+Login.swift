@@ -135,10 +135,15 @@ extension OIDCAuthorizeRoutes {
 
     /// The live flow the `flow` query parameter names, read (not consumed); `nil` for an unknown,
     /// used or expired one.
+    /// The live flow the request's `flow` parameter names, when this browser started it
+    /// (``FlowBinding``); `nil` otherwise: another browser opening or posting a flow's page (a
+    /// login CSRF) gets the error page, and nothing of its own session changes.
     func resume(_ request: Request, _ context: AuthRequestContext) async throws -> OIDCResumedFlow? {
         guard let handle = request.uri.queryParameters.get("flow") else { return nil }
-        let resumed = try await resume(handle: handle)
-        if let resumed { context.app = resumed.request.client.app }
+        guard let resumed = try await resume(handle: handle),
+            FlowBinding.holds(resumed.flow.browser, in: request.headers[values: .cookie], kind: .hosted, secure: secureCookie)
+        else { return nil }
+        context.app = resumed.request.client.app
         return resumed
     }
 
@@ -151,10 +156,13 @@ extension OIDCAuthorizeRoutes {
 
     /// `true` when a post comes from the flow's own page: its CSRF token, and a browser that does
     /// not say it came from another site (``OIDCCSRF``).
+    /// A bound flow (``resume(_:_:)`` checked the browser) also takes `Origin: null` from a
+    /// browser without Fetch Metadata (the pages' `Referrer-Policy: no-referrer` makes old Safari
+    /// send it); a cross-site post or another real origin is refused either way.
     func isFromOwnPage(_ request: Request, _ fields: [String: String], _ resumed: OIDCResumedFlow) -> Bool {
         OIDCCSRF.matches(fields[OIDCPages.csrfField], expected: resumed.flow.csrf)
             && OIDCCSRF.isSameOriginPost(
                 origin: request.headers[.origin], secFetchSite: request.headers[HTTPFields.Element.Name("Sec-Fetch-Site")!],
-                publicURL: server.config.publicURL)
+                publicURL: server.config.publicURL, bound: resumed.flow.browser != nil)
     }
 }

@@ -69,8 +69,7 @@ struct OIDCAuthorizeRoutes: Sendable {
         else {
             // OIDC Core §3.1.2.6: prompt=none never shows a page.
             if a.prompt.contains(.none) { return Self.redirect(a.error("login_required", "the user is not signed in", issuer: issuer).location) }
-            let (handle, _) = try await server.store.startLoginFlow(a, hintedSubject: hinted, at: time)
-            return Self.redirect(pageURL(Self.loginPath, handle))
+            return try await startFlow(a, hintedSubject: hinted, request, at: time, page: Self.loginPath)
         }
         if a.requiresMFA, !session.amr.contains("mfa") {
             // A step-up: the second factor is asked for on the login page of a new flow.
@@ -80,18 +79,26 @@ struct OIDCAuthorizeRoutes: Sendable {
             if a.prompt.contains(.none) {
                 return Self.redirect(a.error("interaction_required", "the second factor must be asked for", issuer: issuer).location)
             }
-            let (handle, _) = try await server.store.startLoginFlow(a, hintedSubject: hinted, at: time)
-            return Self.redirect(pageURL(Self.loginPath, handle))
+            return try await startFlow(a, hintedSubject: hinted, request, at: time, page: Self.loginPath)
         }
         if try await needsConsent(a, userID: session.userID) {
             if a.prompt.contains(.none) {
                 return Self.redirect(a.error("consent_required", "the user has not allowed this client", issuer: issuer).location)
             }
-            let (handle, _) = try await server.store.startLoginFlow(a, hintedSubject: hinted, at: time)
-            return Self.redirect(pageURL(Self.consentPath, handle))
+            return try await startFlow(a, hintedSubject: hinted, request, at: time, page: Self.consentPath)
         }
         let code = try await server.store.issueAuthorizationCode(a, session: session, at: time)
         return Self.redirect(a.successLocation(code: code, issuer: issuer))
+    }
+
+    /// Stores the flow of `a`, bound to this browser (``FlowBinding``: its cookie set on this
+    /// answer), and sends the browser to the flow's `page`.
+    private func startFlow(_ a: OIDCAuthorizationRequest, hintedSubject: String?, _ request: Request, at time: Int64, page: String)
+        async throws -> Response
+    {
+        let bound = try FlowBinding.value(for: request.headers[values: .cookie], kind: .hosted, secure: secureCookie)
+        let (handle, _) = try await server.store.startLoginFlow(a, hintedSubject: hintedSubject, browser: FlowBinding.digest(bound.value), at: time)
+        return Self.redirect(pageURL(page, handle), setCookie: bound.setCookie)
     }
 
     /// `true` when the consent page must be shown: `prompt=consent`, or a third-party client the

@@ -39,21 +39,31 @@ struct WebSignInRoutes: Sendable {
             let now = Int64(app.sessions.configuration.clock.now().timeIntervalSince1970)
             _ = try Device(Self.loginBody(device: device), unixSeconds: now)  // refused here, not after the provider's page
             try await throttle()
-            return try await begin(method, for: .appServices(redirect: redirect, state: state, device: device), app: app)
+            return try await begin(method, for: .appServices(redirect: redirect, state: state, device: device), app: app, request)
         } catch let e as TokenError where e.code != .tooManyRequests {
             return Self.redirect(to: WebSignInAnswerLocation.error(Self.message(e), redirect: redirect, state: state))
         }
     }
 
     /// Starts `method`'s round trip for `caller` (any caller: its start route has checked where
-    /// the answer is to go): the flow stored, the browser sent to the provider.
+    /// the answer is to go): the flow stored, bound to the browser of `request` (``FlowBinding``,
+    /// its cookie set on this answer), the browser sent to the provider.
     /// - Throws: `internal_error` (random generator), `store_unavailable`.
-    func begin(_ method: any WebSignInMethod, for caller: WebSignInCaller, app: AuthServer.AppRuntime) async throws -> Response {
+    func begin(_ method: any WebSignInMethod, for caller: WebSignInCaller, app: AuthServer.AppRuntime, _ request: Request) async throws
+        -> Response
+    {
         let now = Int64(app.sessions.configuration.clock.now().timeIntervalSince1970)
-        let flow = try WebSignInFlow(caller: caller, pkce: type(of: method).usesPKCE, created: now)
+        let bound = try FlowBinding.value(for: request.headers[values: .cookie], kind: .webSignIn, secure: secureCookie)
+        var flow = try WebSignInFlow(caller: caller, pkce: type(of: method).usesPKCE, created: now)
+        flow.browser = FlowBinding.digest(bound.value)
         let upstreamState = try await server.store.startWebSignIn(flow, method: type(of: method).name, app: app.config.id)
-        return Self.redirect(to: method.authorizationURL(server.config.providerURLs, callback: callback(method), state: upstreamState, flow: flow))
+        var response = Self.redirect(
+            to: method.authorizationURL(server.config.providerURLs, callback: callback(method), state: upstreamState, flow: flow))
+        response.headers[.setCookie] = bound.setCookie
+        return response
     }
+
+    var secureCookie: Bool { OPSessionCookie.isSecure(publicURL: server.config.publicURL) }
 
     /// `GET PUBLIC_URL/oauth/callback/{name}`: the provider's answer in the query.
     func callback(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
@@ -77,6 +87,12 @@ struct WebSignInRoutes: Sendable {
             let (appID, flow) = try await server.store.finishWebSignIn(
                 state: state, method: methodName, apps: server.appIDs, at: Int64(server.service.configuration.clock.now().timeIntervalSince1970))
         else { return Self.errorPage(expired, app: nil) }
+        // Another browser than the one that started it (an attacker's own upstream sign-in, its
+        // callback URL opened by a victim): the 400 page, never a sign-in, never `#_baas_ua`.
+        guard FlowBinding.holds(flow.browser, in: request.headers[values: .cookie], kind: .webSignIn, secure: secureCookie) else {
+            server.logger.info("web sign-in refused", metadata: ["app": .string(appID), "provider": .string(methodName), "code": "foreign_browser"])
+            return Self.errorPage("This sign-in was started in another browser. Go back to the app and start again here.", app: nil)
+        }
         context.app = appID
         let app = try server.app(appID)
         switch flow.caller {

@@ -33,7 +33,8 @@ struct RequestMiddleware: RouterMiddleware {
         var response: Response
         let exempt = request.uri.path == "/healthz" || request.uri.path == "/metrics"
         var request = request
-        if CORSPolicy.isPreflight(request) {
+        let preflight = CORSPolicy.isPreflight(request)
+        if preflight {
             // A browser's question before a cross-origin call: no token, no slot, no route.
             response = cors.preflight(request)
         } else if let refused = await receive(&request, context: context) {
@@ -54,10 +55,10 @@ struct RequestMiddleware: RouterMiddleware {
             if !exempt { server.inFlight.leave() }
         }
         // Errors included: realm-web reads a 401's status to refresh and retry.
-        cors.apply(to: &response, of: request, bearerApp: context.app)
+        if !preflight { cors.apply(to: &response, of: request, bearerApp: context.app) }
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let route = context.endpointPath ?? (CORSPolicy.isPreflight(request) ? "preflight" : "NotFound")
+        let route = context.endpointPath ?? (preflight ? "preflight" : "NotFound")
         server.metrics.record(route: route, status: Int(response.status.code), duration: elapsed)
         var line: Logger.Metadata = [
             "request_id": .string(context.requestID), "method": .string(request.method.rawValue), "route": .string(route),

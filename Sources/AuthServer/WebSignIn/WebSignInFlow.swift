@@ -40,6 +40,9 @@ struct WebSignInFlow: Codable, Sendable, Hashable {
     /// The PKCE verifier whose S256 challenge was sent upstream (Google); `nil` when none was.
     var verifier: String?
     var created: Int64
+    /// ``FlowBinding/digest(_:)`` of the starting browser's binding value; `nil` in flows stored
+    /// before web sign-in was bound (they are answered as before until they expire).
+    var browser: String? = nil
 
     /// A new flow for `caller`, with a fresh nonce and, with `pkce`, a fresh verifier.
     /// - Throws: `internal_error` if the random generator fails.

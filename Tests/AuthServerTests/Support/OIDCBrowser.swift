@@ -68,7 +68,8 @@ final class OIDCBrowser: @unchecked Sendable {
     let base: String
     /// Cookies by name, as the server set them.
     var cookies: [String: String] = [:]
-    /// Every `Set-Cookie` value received.
+    /// Every `Set-Cookie` value received but the flow-binding cookies (``FlowBinding``), which
+    /// every flow's start sets: what is left says whether anybody was signed in.
     var setCookies: [String] = []
 
     private init(base: String) {
@@ -114,7 +115,7 @@ final class OIDCBrowser: @unchecked Sendable {
         let response = try await client.execute(request, timeout: .seconds(90))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         for value in response.headers["Set-Cookie"] {
-            setCookies.append(value)
+            if !value.contains("tokentool-flow=") && !value.contains("tokentool-wsi=") { setCookies.append(value) }
             let pair = value.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             if pair.count == 2 { cookies[String(pair[0])] = pair[1].isEmpty ? nil : String(pair[1]) }
         }

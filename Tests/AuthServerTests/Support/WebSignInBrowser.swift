@@ -4,30 +4,63 @@ import JOSE
 import NIOCore
 import NIOHTTP1
 import ProviderStandIn
+import Synchronization
 import Testing
 
 /// A browser through web sign-in, one request at a time (redirects are looked at, not followed):
 /// realm-web's start URL, the provider's page (a stand-in that answers at once), the callback.
+///
+/// It keeps cookies as a browser does, per `browser` (a name: `"default"`, or another for a second
+/// browser with a cookie jar of its own) and per origin (each test's server has its own port).
 enum WebSignInBrowser {
     /// An HTTP client that never follows a redirect.
     static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+    /// Cookies by browser and origin, then by name.
+    static let jars = Mutex<[String: [String: String]]>([:])
 
-    static func get(_ url: String) async throws -> LiveServer.Answer { try await send(.GET, url) }
-
-    /// A form post, as a browser sends Apple's `form_post` page.
-    static func postForm(_ url: String, _ fields: [(String, String)]) async throws -> LiveServer.Answer {
-        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: unreserved)!)" }.joined(separator: "&")
-        return try await send(.POST, url, body: body, contentType: "application/x-www-form-urlencoded")
+    static func get(_ url: String, browser: String = "default") async throws -> LiveServer.Answer {
+        try await send(.GET, url, browser: browser)
     }
 
-    static func send(_ method: HTTPMethod, _ url: String, body: String? = nil, contentType: String? = nil) async throws -> LiveServer.Answer {
+    /// A form post, as a browser sends Apple's `form_post` page: cross-site, so it carries only
+    /// `cookies` (what a browser sends on a cross-site POST: `SameSite=None` ones), none of the jar's.
+    static func postForm(_ url: String, _ fields: [(String, String)], cookies: [String: String] = [:]) async throws -> LiveServer.Answer {
+        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: unreserved)!)" }.joined(separator: "&")
+        return try await send(.POST, url, body: body, contentType: "application/x-www-form-urlencoded", browser: nil, cookies: cookies)
+    }
+
+    /// The cookie `name` that `browser` holds for `url`'s origin.
+    static func cookie(_ name: String, for url: String, browser: String = "default") -> String? {
+        jars.withLock { $0[browser + " " + origin(url)]?[name] }
+    }
+
+    static func origin(_ url: String) -> String {
+        guard let c = URLComponents(string: url) else { return url }
+        return "\(c.scheme ?? "")://\(c.host ?? ""):\(c.port ?? 0)"
+    }
+
+    /// `browser` `nil`: no jar (only `cookies` are sent, nothing is kept).
+    static func send(
+        _ method: HTTPMethod, _ url: String, body: String? = nil, contentType: String? = nil, browser: String? = "default",
+        cookies: [String: String] = [:]
+    ) async throws -> LiveServer.Answer {
         var request = HTTPClientRequest(url: url)
         request.method = method
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
         if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
+        let key = browser.map { $0 + " " + origin(url) }
+        let held = (key.flatMap { k in jars.withLock { $0[k] } } ?? [:]).merging(cookies) { $1 }
+        if !held.isEmpty { request.headers.add(name: "Cookie", value: held.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")) }
         let response = try await client.execute(request, timeout: .seconds(90))
         let bytes = try await response.body.collect(upTo: 1 << 20)
+        if let key {
+            for value in response.headers["Set-Cookie"] {
+                let pair = value.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard pair.count == 2 else { continue }
+                jars.withLock { $0[key, default: [:]][String(pair[0])] = pair[1].isEmpty ? nil : String(pair[1]) }
+            }
+        }
         return LiveServer.Answer(
             status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: String(buffer: bytes))
     }
