@@ -50,6 +50,18 @@ extension PostgresTransaction {
         ).count
     }
 
+    func liveOneTimeTokens(purpose: OneTimeTokenPurpose, app: String, subject: String, at time: Int64, limit: Int) async throws
+        -> [OneTimeTokenRecord]
+    {
+        try await q(
+            """
+            SELECT purpose, hash, app, subject, payload, created_at, expires_at, used_at FROM one_time_tokens
+            WHERE app = \(app) AND subject = \(subject) AND purpose = \(purpose.rawValue) AND used_at IS NULL AND expires_at > \(time)
+            ORDER BY created_at DESC LIMIT \(limit)
+            """
+        ).map(Self.oneTimeToken)
+    }
+
     func deleteOneTimeTokens(endedBefore time: Int64) async throws -> Int {
         try await q("DELETE FROM one_time_tokens WHERE used_at <= \(time) OR expires_at <= \(time) RETURNING hash").count
     }

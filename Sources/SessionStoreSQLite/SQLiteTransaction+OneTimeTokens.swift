@@ -49,6 +49,19 @@ extension SQLiteTransaction {
         ).count
     }
 
+    func liveOneTimeTokens(purpose: OneTimeTokenPurpose, app: String, subject: String, at time: Int64, limit: Int) async throws
+        -> [OneTimeTokenRecord]
+    {
+        try await store.rows(
+            """
+            SELECT \(Self.oneTimeColumns) FROM one_time_tokens
+            WHERE app = ? AND subject = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?
+            ORDER BY created_at DESC LIMIT ?
+            """,
+            [.text(app), .text(subject), .text(purpose.rawValue), .int(time), .int(Int64(limit))]
+        ).map(Self.oneTimeToken)
+    }
+
     func deleteOneTimeTokens(endedBefore time: Int64) async throws -> Int {
         try await store.rows("DELETE FROM one_time_tokens WHERE used_at <= ? OR expires_at <= ? RETURNING hash", [.int(time), .int(time)]).count
     }

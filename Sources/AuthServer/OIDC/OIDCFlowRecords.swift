@@ -7,8 +7,6 @@ extension OneTimeTokenPurpose {
     public static let loginFlow = OneTimeTokenPurpose(rawValue: "login_flow")
     /// An authorization code (``OIDCAuthorizationCode``): 60 seconds, single-use.
     public static let authorizationCode = OneTimeTokenPurpose(rawValue: "authorization_code")
-    /// An OP browser session (``OPSessionRecord``): looked up, never consumed but to end it.
-    public static let opSession = OneTimeTokenPurpose(rawValue: "op_session")
 }
 
 /// What an authorization code is bound to, carried from the checked request through its flow

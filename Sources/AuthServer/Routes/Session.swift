@@ -55,12 +55,14 @@ struct SessionRoutes: Sendable {
         return JSONResponse.noContent()
     }
 
-    /// The live sessions of the bearer's user in the bearer's app.
+    /// The live sessions of the bearer's user (a user is one app's): its devices' App Services
+    /// sessions, the sessions relying parties hold, and its OP browser sessions (`"platform":"web"`,
+    /// their `id` the `sid`), so that ending every entry but the current one signs out everywhere.
     func list(_ request: Request, _ context: UserRequestContext) async throws -> Response {
         let (session, app) = (context.session, context.app)
         let now = Int64(app.sessions.configuration.clock.now().timeIntervalSince1970)
-        let live = try await app.sessions.sessions(of: session.userID).filter { $0.isLive(at: now) && $0.clientID == session.app }
-        let list: [JSONValue] = live.map { f in
+        let live = try await app.sessions.sessions(of: session.userID).filter { $0.isLive(at: now) }
+        var list: [JSONValue] = live.map { f in
             let device = f.device.flatMap { try? JSONValue(parsing: $0).objectValue } ?? JSONObject()
             return .object([
                 "id": .string(f.id), "device_id": device["deviceId"] ?? .null, "platform": device["platform"] ?? .null,
@@ -68,17 +70,26 @@ struct SessionRoutes: Sendable {
                 "current": .bool(f.id == session.sessionID),
             ])
         }
+        for browser in try await app.sessions.opBrowserSessions(of: session.userID) {
+            list.append(
+                .object([
+                    "id": .string(browser.sessionID), "device_id": .null, "platform": "web", "device_name": .null,
+                    "created_at": .int(browser.createdAt), "last_used_at": .int(browser.authTime), "current": false,
+                ]))
+        }
         return JSONResponse.make(status: 200, .array(list))
     }
 
-    /// Ends one session of the bearer's user.
+    /// Ends one session of the bearer's user: an App Services or relying party's session by its
+    /// id, or an OP browser session by its `sid`.
     func delete(_ request: Request, _ context: UserRequestContext) async throws -> Response {
         let (session, app) = (context.session, context.app)
         let id = try context.parameters.require("id")
-        guard let target = try await app.sessions.session(id: id), target.userID == session.userID else {
+        if let target = try await app.sessions.session(id: id), target.userID == session.userID {
+            try await app.sessions.revokeSession(id: id, reason: "user")
+        } else if try await !app.sessions.endOPBrowserSession(userID: session.userID, sessionID: id) {
             throw TokenError(.notFound, "the user has no session with that id")
         }
-        try await app.sessions.revokeSession(id: id, reason: "user")
         return JSONResponse.noContent()
     }
 }

@@ -190,6 +190,8 @@ public struct AccountManager: Sendable {
             for session in try await tx.sessions(userID: userID) where session.revokedAt == nil {
                 _ = try await tx.revokeSession(id: session.id, at: now, reason: "password_reset")
             }
+            // The browsers signed in before the reset too (SERVER.md: in the same transaction).
+            try await tx.endOPBrowserSessions(app: account.app, userID: userID, at: now)
             // A key made by whoever held the account before the reset must not outlive it; the
             // owner enables again the keys it still needs.
             for key in try await tx.apiKeys(userID: userID) where !key.disabled {

@@ -172,6 +172,10 @@ public protocol SessionStoreTransaction: Sendable {
     /// Ends the live tokens of `purpose` of `subject` in `app` (their `expires_at` becomes `at`),
     /// so that a new one is the only live one. - Returns: how many ended.
     func expireOneTimeTokens(purpose: OneTimeTokenPurpose, app: String, subject: String, at time: Int64) async throws -> Int
+    /// The live tokens of `purpose` of `subject` in `app` (not used, not expired at `at`), newest
+    /// first, at most `limit`.
+    func liveOneTimeTokens(purpose: OneTimeTokenPurpose, app: String, subject: String, at time: Int64, limit: Int) async throws
+        -> [OneTimeTokenRecord]
     /// Deletes every token used or expired at or before `time` (the sweep passes now minus the
     /// time a used or expired token is kept to be told apart from an unknown one).
     /// - Returns: how many rows were deleted.

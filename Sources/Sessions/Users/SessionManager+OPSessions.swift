@@ -1,0 +1,81 @@
+import JOSE
+
+extension OneTimeTokenPurpose {
+    /// An OpenID Provider browser session (AuthServer's `OPSession`): its cookie's token, looked up
+    /// while it lives and consumed only to end it; payload `{"v","sid","auth_time","amr"}`.
+    public static let opSession = OneTimeTokenPurpose(rawValue: "op_session")
+}
+
+/// A live OP browser session of a user, as the account's own session list shows it and as what
+/// ends it (a password reset, a new second factor, the user's own "sign out there") finds it.
+public struct OPBrowserSession: Sendable, Hashable {
+    /// `sid` of the ID tokens issued through it: no secret (the cookie's token is).
+    public var sessionID: String
+    /// The store's key of its row (the token's SHA-256).
+    public var hash: String
+    public var createdAt: Int64
+    /// When the browser last signed in to it.
+    public var authTime: Int64
+    public var amr: [String]
+    public var expiresAt: Int64
+
+    init?(_ record: OneTimeTokenRecord) {
+        guard record.purpose == .opSession, let payload = try? JSONValue(parsing: record.payload).objectValue,
+            let sid = payload["sid"]?.stringValue
+        else { return nil }
+        sessionID = sid
+        hash = record.hash
+        createdAt = record.createdAt
+        authTime = payload["auth_time"]?.intValue ?? record.createdAt
+        amr = payload["amr"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        expiresAt = record.expiresAt
+    }
+}
+
+/// At most this many of a user's OP browser sessions are listed (and ended one by one).
+private let maxListedOPSessions = 100
+
+extension SessionStoreTransaction {
+    /// The live OP browser sessions of `userID` in `app`, newest first.
+    /// - Throws: `store_unavailable`.
+    public func opBrowserSessions(app: String, userID: String, at now: Int64) async throws -> [OPBrowserSession] {
+        try await liveOneTimeTokens(purpose: .opSession, app: app, subject: userID, at: now, limit: maxListedOPSessions)
+            .compactMap(OPBrowserSession.init)
+    }
+
+    /// Ends the user's OP browser sessions in this transaction: every one, or with `withoutMFA`
+    /// those whose sign-in had no second factor (a factor just turned on must be passed).
+    /// - Returns: how many ended.
+    /// - Throws: `store_unavailable`.
+    @discardableResult
+    public func endOPBrowserSessions(app: String, userID: String, at now: Int64, withoutMFA: Bool = false) async throws -> Int {
+        guard withoutMFA else { return try await expireOneTimeTokens(purpose: .opSession, app: app, subject: userID, at: now) }
+        var ended = 0
+        for session in try await opBrowserSessions(app: app, userID: userID, at: now) where !session.amr.contains("mfa") {
+            if try await consumeOneTimeToken(purpose: .opSession, hash: session.hash, app: app, at: now) != nil { ended += 1 }
+        }
+        return ended
+    }
+}
+
+extension SessionManager {
+    /// The user's live OP browser sessions in this app.
+    /// - Throws: `store_unavailable`.
+    public func opBrowserSessions(of userID: String) async throws -> [OPBrowserSession] {
+        let (app, now) = (configuration.app, configuration.now)
+        return try await store.read { tx in try await tx.opBrowserSessions(app: app, userID: userID, at: now) }
+    }
+
+    /// Ends the user's OP browser session `sid` (the account's "sign out there").
+    /// - Returns: `false` when the user has no live one of that `sid`.
+    /// - Throws: `store_unavailable`.
+    public func endOPBrowserSession(userID: String, sessionID sid: String) async throws -> Bool {
+        let (app, now) = (configuration.app, configuration.now)
+        return try await store.transaction { tx in
+            guard let target = try await tx.opBrowserSessions(app: app, userID: userID, at: now).first(where: { $0.sessionID == sid }) else {
+                return false
+            }
+            return try await tx.consumeOneTimeToken(purpose: .opSession, hash: target.hash, app: app, at: now) != nil
+        }
+    }
+}
