@@ -285,6 +285,54 @@ struct MiddlewareTests {
     }
 }
 
+/// The second example of docs/middleware.md ("Which clients and scopes it serves"), verbatim
+/// between the markers (DocsTests checks the page against them): an App Services session's token
+/// has no scope (403), a relying party's with the scope is served, another client's is 401.
+@Suite struct MiddlewareLaneDocsTests {
+    @Test func laneDocExample() async throws {
+        let jwksRouter = Router()
+        let holder = PublishedKeys()
+        jwksRouter.get(".well-known/jwks.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: holder.json)))
+        }
+        try await withLiveApp(jwksRouter) { jwksPort in
+            let authServer = "http://127.0.0.1:\(jwksPort)"
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tokentool-mwlane-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let store = try await SQLiteSessionStore.open(path: dir.appendingPathComponent("s.sqlite").path)
+            let sessions = SessionManager(
+                store: store, configuration: SessionConfiguration(issuer: authServer, audience: "myapp-abcde", defaultClientID: "myapp-abcde"))
+            let own = try await sessions.signIn(with: Identity(provider: "anon-user", subject: "doc"))
+            let other = try await sessions.signIn(with: Identity(provider: "anon-user", subject: "doc2"), clientID: "partner")
+            holder.json = try await sessions.keyRing.jwks().jsonString()
+            let transport = AsyncHTTPClientTransport()
+
+            // docs/middleware.md begin
+            let middleware = try AccessTokenMiddleware<AuthenticatedRequestContext>(
+                jwksURL: authServer + "/.well-known/jwks.json", transport: transport,
+                issuer: authServer, audience: "myapp-abcde",
+                allowedClients: ["myapp-abcde", "portal"],   // the app's own sessions and one first-party client
+                requiredScopes: ["orders:read"])             // every token must carry each of them
+            // docs/middleware.md end
+
+            let router = Router(context: AuthenticatedRequestContext.self)
+            router.group("api").add(middleware: middleware).get("orders") { _, _ in "orders" }
+            let (noScope, foreign) = try await withLiveApp(router) { port in
+                (
+                    try await call("http://127.0.0.1:\(port)/api/orders", headers: [("Authorization", "Bearer \(own.tokens.accessToken)")]),
+                    try await call("http://127.0.0.1:\(port)/api/orders", headers: [("Authorization", "Bearer \(other.tokens.accessToken)")])
+                )
+            }
+            try await transport.shutdown()
+            try await store.close()
+            // The app's own session has no scope: 403 insufficient_scope; a client not allowed: 401 first.
+            #expect(noScope.status == 403 && noScope.headers["WWW-Authenticate"].first?.contains("scope=\"orders:read\"") == true)
+            #expect(foreign.status == 401 && foreign.headers["WWW-Authenticate"].first?.hasPrefix("Bearer error=\"invalid_token\"") == true)
+        }
+    }
+}
+
 /// The JWKS the doc test's stand-in server publishes, set once the key ring exists.
 final class PublishedKeys: @unchecked Sendable {
     private let lock = NSLock()

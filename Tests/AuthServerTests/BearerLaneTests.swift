@@ -6,7 +6,7 @@ import Testing
 
 @testable import AuthServer
 
-/// SERVER.md, "The App Services client protocol": the bearer of an `access` row is an App Services
+/// The contract's "The App Services client protocol": the bearer of an `access` row is an App Services
 /// session's own. An OpenID Connect client's access token has the app as `aud` too, so before this
 /// check a relying party the user allowed `openid` only could read the profile, end the user's
 /// sessions, register a passkey, turn TOTP on and delete the account with it. Every `access` and

@@ -5,10 +5,10 @@ import JOSE
 import Sessions
 import Testing
 
-/// SERVER.md: a browser signed in to the OpenID Provider before a password reset, before "sign out
+/// The contract: a browser signed in to the OpenID Provider before a password reset, before "sign out
 /// everywhere else", or before its user turned TOTP on, no longer gets codes silently
-/// (`prompt=none`): the reset ends every OP browser session in its transaction, a new factor ends
-/// those signed in without one, and `GET BASE/auth/sessions` lists the browsers (`"platform":"web"`)
+/// (`prompt=none`): the reset ends every OP browser session in its transaction, a new factor must
+/// be passed before the next code, and `GET BASE/auth/sessions` lists the browsers (`"platform":"web"`)
 /// so that `DELETE` of an entry signs that browser out. Over HTTP on both stores.
 @Suite("Browser sessions end with what should end them")
 struct BrowserSessionEndTests {
@@ -86,7 +86,7 @@ struct BrowserSessionEndTests {
     }
 
     @Test(
-        "turning TOTP on ends the browser sessions signed in without it: prompt=none is login_required, the next sign-in asks for the code",
+        "after TOTP is turned on, a browser signed in without it must pass it: prompt=none is interaction_required, the flow asks for the code alone",
         .enabled(if: ExternalTool.oathtool, "oathtool is missing (make deps installs it)"), arguments: StoreKind.available)
     func newFactor(kind: StoreKind) async throws {
         try await OIDCFixture.with(kind) { s in
@@ -102,7 +102,21 @@ struct BrowserSessionEndTests {
                 let code = try await ExternalTool.oathtoolCode(secret, at: Int64(Date().timeIntervalSince1970))
                 let confirmed = try await s.call(.POST, LiveServer.base + "/auth/mfa/totp/confirm", body: AccountRoutesTests.json(["code": code]), bearer: access)
                 #expect(confirmed.status == 200, "\(confirmed.body)")
-                #expect(try await Self.silentAnswer(b) == "login_required")
+                // No code silently any more: prompt=none must interact, and the flow asks for the code alone.
+                #expect(try await Self.silentAnswer(b) == "interaction_required")
+                let start = try await b.get("/oauth/authorize" + OIDCFixture.query(OIDCLoginPageTests.portalPairs + [("scope", "openid")]))
+                let url = try #require(start.header("Location"))
+                #expect(url.contains("/oauth/login?flow="), "\(url)")
+                let page = try await b.get(url)
+                #expect(page.body.contains(#"autocomplete="one-time-code""#) && !page.body.contains(#"name="password""#))
+                // Its consent URL does not skip the code either.
+                let consent = try await b.get(url.replacingOccurrences(of: "/oauth/login?", with: "/oauth/consent?"))
+                #expect(consent.header("Location") == url, "\(consent.status) \(consent.header("Location") ?? "")")
+                let token = String(try #require(page.body.firstMatch(of: /name="mfa_token" value="([^"]+)"/)?.output.1))
+                let next = try await ExternalTool.oathtoolCode(secret, at: Int64(Date().timeIntervalSince1970) + 30)
+                let done = try await b.post(url, [("csrf", try #require(OIDCFixture.csrf(page.body))), ("mfa_token", token), ("code", next)])
+                #expect(done.status == 303 && done.header("Location")?.contains("code=") == true, "\(done.status) \(done.body.prefix(200))")
+                #expect(try await Self.silentAnswer(b) == "code", "signed in with the factor now")
             }
         }
     }

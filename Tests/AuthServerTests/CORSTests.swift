@@ -5,7 +5,7 @@ import Testing
 
 @testable import AuthServer
 
-/// SERVER.md, "Browsers on other origins", over HTTP on both stores: the app's
+/// The contract's "Browsers on other origins", over HTTP on both stores: the app's
 /// `allowed_request_origins` on the App Services routes (answers, errors, preflights), `*` on
 /// the public documents, the OAuth endpoints for public clients' redirect origins, nothing for
 /// any other origin; and the config's refusals. Chromium itself runs the same calls from pages

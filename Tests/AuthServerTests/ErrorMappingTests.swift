@@ -25,7 +25,7 @@ import Testing
 
     @Test(arguments: allCodes) func everyCodeHasAContractStatus(_ code: TokenError.Code) {
         let m = ErrorMapping.of(code)
-        // SERVER.md, "Browsers on other origins": a body of a cross-site type is 415 `BadRequest`.
+        // The contract's "Browsers on other origins" (docs/server.md): a body of a cross-site type is 415 `BadRequest`.
         if code == .unsupportedMediaType {
             #expect(m == ErrorMapping(status: 415, name: "BadRequest"))
             return

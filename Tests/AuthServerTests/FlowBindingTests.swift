@@ -4,7 +4,7 @@ import JOSE
 import ProviderStandIn
 import Testing
 
-/// SERVER.md, "Flows are bound to the browser that starts them" (login CSRF), over HTTP on both
+/// The contract's "Flows are bound to the browser that starts them" (login CSRF), over HTTP on both
 /// stores, with two browsers of their own cookie jars: the attacker starts a flow (a hosted
 /// login, Google's web sign-in from the login page or realm-web's redirect flow, Apple's
 /// `form_post`), and the victim's browser, signed in as itself, is made to post its form or open

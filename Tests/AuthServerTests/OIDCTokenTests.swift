@@ -151,6 +151,21 @@ struct OIDCTokenTests {
         }
     }
 
+    @Test("a code issued before its OP session ended (RP-initiated logout, a reset) is invalid_grant: no tokens outlive the logout", arguments: StoreKind.available)
+    func codeAfterLogout(kind: StoreKind) async throws {
+        try await OIDCTokenFixture.with(kind) { s in
+            let user = try await OIDCTokenFixture.user(s)
+            let code = try await OIDCTokenFixture.code(s, user: user)
+            let now = OIDCTokenFixture.now
+            #expect(try await s.server.store.endOPSession(token: code.opToken, app: "myapp", at: now) != nil)
+            Self.expectError(try await OIDCTokenFixture.exchange(s, code), 400, "invalid_grant")
+            // A code of a live session still redeems, and a re-authentication (same sid) keeps it live.
+            let live = try await OIDCTokenFixture.code(s, user: user)
+            _ = try await s.server.store.signInOPSession(app: "myapp", userID: user, amr: ["pwd"], ttl: 3600, current: live.opToken, at: now)
+            #expect(try await OIDCTokenFixture.exchange(s, live).status == 200)
+        }
+    }
+
     @Test(
         "a used code replayed by another client of the app, or without the right verifier, is invalid_grant and ends nothing",
         arguments: StoreKind.available)

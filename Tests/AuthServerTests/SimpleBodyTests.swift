@@ -5,7 +5,7 @@ import Testing
 
 @testable import AuthServer
 
-/// SERVER.md, "Browsers on other origins": a JSON route's body sent as one of the three types a
+/// The contract's "Browsers on other origins": a JSON route's body sent as one of the three types a
 /// page on any site may make a browser post without a CORS preflight is 415 `BadRequest` before
 /// anything is read, so no cross-site page can create anonymous users or post a login or a
 /// registration through its visitors' browsers. `application/json` (with parameters) and no

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Browser test of CORS: pages on other origins calling the server (SERVER.md, "The App Services
+"""Browser test of CORS: pages on other origins calling the server (the contract's "The App Services
 client protocol", "Browsers on other origins"; "OpenID Connect provider").
 
 Serves its own pages from a small HTTP server here, on `http://localhost:PAGE` (an origin the app

@@ -1,7 +1,7 @@
 import JOSE
 
-/// Binds a flow a browser runs to that browser (SERVER.md, "Flows are bound to the browser that
-/// starts them"): against login CSRF, where another browser (the attacker's victim) is made to
+/// Binds a flow a browser runs to that browser (docs/oidc.md, "The browser session and the
+/// hosted pages"): against login CSRF, where another browser (the attacker's victim) is made to
 /// post the flow's form or open its callback URL and ends up signed in as the attacker.
 ///
 /// The answer that starts a flow sets a cookie holding a random value (a browser keeps one value

@@ -101,11 +101,18 @@ extension OIDCAuthorizationRequest {
     /// `true` when the browser's OP `session` meets what this request asks of the sign-in, for a
     /// flow that began at `flowStarted`: with `prompt=login` a sign-in since then, with `max_age`
     /// an `auth_time` within it, with `acr_values=urn:tokentool:acr:mfa` `mfa` among its `amr`.
-    /// A flow issues no code until its own login page or second step made this true.
-    public func isMet(by session: OPSession, flowStarted: Int64, at now: Int64) -> Bool {
-        if prompt.contains(.login), session.authTime < flowStarted { return false }
-        if session.exceeds(maxAge: maxAge, at: now) { return false }
-        if requiresMFA, !session.amr.contains("mfa") { return false }
+    /// `secondFactorDue`: the user has a second factor (turned on since the browser signed in),
+    /// so a session without `mfa` does not meet any request. A flow issues no code until its own
+    /// login page or second step made this true.
+    public func isMet(by session: OPSession, flowStarted: Int64, at now: Int64, secondFactorDue: Bool) -> Bool {
+        guard isFresh(session, flowStarted: flowStarted, at: now) else { return false }
+        if requiresMFA || secondFactorDue, !session.amr.contains("mfa") { return false }
         return true
+    }
+
+    /// The sign-in part of ``isMet(by:flowStarted:at:secondFactorDue:)``: `prompt=login` and `max_age`.
+    public func isFresh(_ session: OPSession, flowStarted: Int64, at now: Int64) -> Bool {
+        if prompt.contains(.login), session.authTime < flowStarted { return false }
+        return !session.exceeds(maxAge: maxAge, at: now)
     }
 }

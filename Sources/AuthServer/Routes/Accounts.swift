@@ -82,7 +82,10 @@ extension AuthServer {
         let accounts = try userpass(app: app)
         let email = try body.string("username", maxBytes: 1024), password = try body.string("password", maxBytes: 4096)
         let limit = config.limits.failedLoginPerAccount
-        switch try await accounts.manager.login(email: email, password: password, failureLimit: limit, linkingTo: target) {
+        let outcome = try await withPasswordSlot(context) {
+            try await accounts.manager.login(email: email, password: password, failureLimit: limit, linkingTo: target)
+        }
+        switch outcome {
         case .success(let userID):
             return userID
         case .throttled(let after):

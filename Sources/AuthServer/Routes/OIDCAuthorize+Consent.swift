@@ -52,7 +52,12 @@ extension OIDCAuthorizeRoutes {
     private func signedIn(_ request: Request, _ resumed: OIDCResumedFlow) async throws -> OPSession? {
         guard let session = try await liveSession(request, app: resumed.request.client.app) else { return nil }
         if let hinted = resumed.flow.hintedSubject, hinted != session.userID { return nil }
-        guard resumed.request.isMet(by: session, flowStarted: resumed.flow.created, at: now) else { return nil }
+        // A factor turned on since this browser signed in must be passed on the login page first.
+        var factorDue = false
+        if !session.amr.contains("mfa") {
+            factorDue = try await server.app(resumed.request.client.app).sessions.hasSecondFactor(userID: session.userID)
+        }
+        guard resumed.request.isMet(by: session, flowStarted: resumed.flow.created, at: now, secondFactorDue: factorDue) else { return nil }
         return session
     }
 

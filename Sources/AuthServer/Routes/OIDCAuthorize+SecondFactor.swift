@@ -31,22 +31,45 @@ extension OIDCAuthorizeRoutes {
         guard try await sessions.hasSecondFactor(userID: authentication.userID) else { return nil }
         let user = try await server.store.read { tx in try await tx.user(id: authentication.userID) }
         guard let user, user.disabledAt == nil else { return loginPage(resumed, email: nil, message: .disabled, action: action) }
-        let time = now
-        let issued = try await sessions.store.transaction { tx in
-            try await tx.issueOneTimeToken(
-                purpose: .opSecondFactor, app: app.config.id, subject: authentication.userID,
-                payload: resumed.handle + " " + authentication.methods.joined(separator: ","), createdAt: time,
-                expiresAt: time + MFALoginRoutes.tokenTTL)
+        let time = now, appID = app.config.id, userID = authentication.userID
+        let payload = resumed.handle + " " + authentication.methods.joined(separator: ",")
+        // At most one live second step per flow and first step: the token is derived from the
+        // flow's own secret (its CSRF token, 32 random bytes kept server-side and shown only on
+        // this flow's pages), so showing the page again shows the same one and stores nothing.
+        let derived = Self.secondStepToken(csrf: resumed.flow.csrf, payload: payload, userID: userID)
+        let token = try await sessions.store.transaction { tx -> String in
+            if let existing = try await tx.lookUpOneTimeToken(derived, purpose: .opSecondFactor, app: appID) {
+                if existing.state(at: time) == .live { return derived }
+                // Spent or expired under this flow: a new, random one.
+                return try await tx.issueOneTimeToken(
+                    purpose: .opSecondFactor, app: appID, subject: userID, payload: payload, createdAt: time,
+                    expiresAt: time + MFALoginRoutes.tokenTTL
+                ).token
+            }
+            try await tx.insertOneTimeToken(
+                OneTimeTokenRecord(
+                    purpose: .opSecondFactor, hash: OneTimeToken.hash(derived), app: appID, subject: userID, payload: payload, createdAt: time,
+                    expiresAt: time + MFALoginRoutes.tokenTTL))
+            return derived
         }
-        return try await secondFactorPage(resumed, token: issued.token, userID: authentication.userID, app: app, message: nil, action: action)
+        return try await secondFactorPage(resumed, token: token, userID: userID, app: app, message: nil, action: action)
     }
 
-    /// The login page's `GET` of a step-up flow (``OIDCAuthorizationRequest/requiresMFA``) whose
-    /// browser has an OP session of one factor, of the flow's hinted user if it names one, and a
-    /// second factor: the second page straight away. `nil` otherwise (the login page).
+    /// The second step's token of a flow whose CSRF token is `csrf`, for the first step `payload`
+    /// of `userID`: SHA-256 over the three, base64url (43 characters, as an issued token).
+    static func secondStepToken(csrf: String, payload: String, userID: String) -> String {
+        Base64URL.encode(SHA2.sha256(Array("tokentool op-mfa\u{0}\(csrf)\u{0}\(userID)\u{0}\(payload)".utf8)))
+    }
+
+    /// The login page's `GET` of a flow whose browser has an OP session of one factor (of the
+    /// flow's hinted user if it names one, meeting the flow's `prompt=login` and `max_age`) that
+    /// needs the second factor (a step-up, ``OIDCAuthorizationRequest/requiresMFA``, or a user
+    /// whose factor was turned on since): the second page straight away. `nil` otherwise (the login page).
     func stepUpPage(_ resumed: OIDCResumedFlow, _ request: Request) async throws -> Response? {
-        guard resumed.request.requiresMFA, let session = try await liveSession(request, app: resumed.request.client.app),
-            !session.amr.contains("mfa"), resumed.flow.hintedSubject == nil || resumed.flow.hintedSubject == session.userID
+        guard let session = try await liveSession(request, app: resumed.request.client.app), !session.amr.contains("mfa"),
+            resumed.flow.hintedSubject == nil || resumed.flow.hintedSubject == session.userID,
+            resumed.request.isFresh(session, flowStarted: resumed.flow.created, at: now),
+            try await needsSecondFactor(resumed.request, session)
         else { return nil }
         let first = Authentication(
             userID: session.userID, methods: OPSession.methods(reproducing: session.amr), time: Date(timeIntervalSince1970: Double(session.authTime)))

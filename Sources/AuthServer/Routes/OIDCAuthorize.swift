@@ -48,12 +48,12 @@ struct OIDCAuthorizeRoutes: Sendable {
             return Self.redirect(error.location)
         case .valid(let authorization):
             context.app = authorization.client.app
-            return try await proceed(authorization, request)
+            return try await proceed(authorization, request, context)
         }
     }
 
     /// What the browser session makes of a checked request.
-    private func proceed(_ a: OIDCAuthorizationRequest, _ request: Request) async throws -> Response {
+    private func proceed(_ a: OIDCAuthorizationRequest, _ request: Request, _ context: AuthRequestContext) async throws -> Response {
         var hinted: String?
         if let hint = a.idTokenHint {
             // OIDC Core §3.1.2.1: the hint names who should be signed in.
@@ -69,36 +69,54 @@ struct OIDCAuthorizeRoutes: Sendable {
         else {
             // OIDC Core §3.1.2.6: prompt=none never shows a page.
             if a.prompt.contains(.none) { return Self.redirect(a.error("login_required", "the user is not signed in", issuer: issuer).location) }
-            return try await startFlow(a, hintedSubject: hinted, request, at: time, page: Self.loginPath)
+            return try await startFlow(a, hintedSubject: hinted, request, context, at: time, page: Self.loginPath)
         }
-        if a.requiresMFA, !session.amr.contains("mfa") {
-            // A step-up: the second factor is asked for on the login page of a new flow.
+        if !session.amr.contains("mfa"), try await needsSecondFactor(a, session) {
+            // A step-up, or a factor turned on since this browser signed in: the second factor is
+            // asked for on the login page of a new flow.
             guard try await server.app(a.client.app).sessions.hasSecondFactor(userID: session.userID) else {
                 return Self.redirect(a.error("unmet_authentication_requirements", "the user has no second factor", issuer: issuer).location)
             }
             if a.prompt.contains(.none) {
                 return Self.redirect(a.error("interaction_required", "the second factor must be asked for", issuer: issuer).location)
             }
-            return try await startFlow(a, hintedSubject: hinted, request, at: time, page: Self.loginPath)
+            return try await startFlow(a, hintedSubject: hinted, request, context, at: time, page: Self.loginPath)
         }
         if try await needsConsent(a, userID: session.userID) {
             if a.prompt.contains(.none) {
                 return Self.redirect(a.error("consent_required", "the user has not allowed this client", issuer: issuer).location)
             }
-            return try await startFlow(a, hintedSubject: hinted, request, at: time, page: Self.consentPath)
+            return try await startFlow(a, hintedSubject: hinted, request, context, at: time, page: Self.consentPath)
         }
         let code = try await server.store.issueAuthorizationCode(a, session: session, at: time)
         return Self.redirect(a.successLocation(code: code, issuer: issuer))
     }
 
     /// Stores the flow of `a`, bound to this browser (``FlowBinding``: its cookie set on this
-    /// answer), and sends the browser to the flow's `page`.
-    private func startFlow(_ a: OIDCAuthorizationRequest, hintedSubject: String?, _ request: Request, at time: Int64, page: String)
-        async throws -> Response
-    {
+    /// answer), and sends the browser to the flow's `page`. A stored flow counts toward
+    /// `login_per_address`: over it, the error page (429, `Retry-After`) and nothing stored.
+    private func startFlow(
+        _ a: OIDCAuthorizationRequest, hintedSubject: String?, _ request: Request, _ context: AuthRequestContext, at time: Int64, page: String
+    ) async throws -> Response {
+        do {
+            try await server.throttle("login_addr:" + (context.clientAddress ?? ""), server.config.limits.loginPerAddress, context)
+        } catch let e as TokenError where e.code == .tooManyRequests {
+            var answer = Self.page(
+                .error(message: "Too many sign-ins were started from this address. Wait a moment, then try again."), app: "Sign in",
+                redirectURI: nil, status: 429)
+            answer.headers[.retryAfter] = String(context.notes.retryAfter.withLock { $0 } ?? 1)
+            return answer
+        }
         let bound = try FlowBinding.value(for: request.headers[values: .cookie], kind: .hosted, secure: secureCookie)
         let (handle, _) = try await server.store.startLoginFlow(a, hintedSubject: hintedSubject, browser: FlowBinding.digest(bound.value), at: time)
         return Self.redirect(pageURL(page, handle), setCookie: bound.setCookie)
+    }
+
+    /// `true` when a code for `a` on the one-factor OP `session` needs the second factor first:
+    /// `acr_values` asks for it, or the user has one (turned on after this browser signed in).
+    func needsSecondFactor(_ a: OIDCAuthorizationRequest, _ session: OPSession) async throws -> Bool {
+        if a.requiresMFA { return true }
+        return try await server.app(a.client.app).sessions.hasSecondFactor(userID: session.userID)
     }
 
     /// `true` when the consent page must be shown: `prompt=consent`, or a third-party client the

@@ -49,7 +49,9 @@ struct OIDCLogoutRoutes: Sendable {
         }
         var target: String?
         if let uri = param("post_logout_redirect_uri") {
-            guard let client, OIDCRedirectURI.match(uri, in: client.postLogoutRedirectURIs) != nil else {
+            // Compared exactly, string for string: the loopback port rule of redirect URIs (RFC 8252
+            // §7.3, for native apps' authorization answers) does not apply to where a logout lands.
+            guard let client, client.postLogoutRedirectURIs.contains(uri) else {
                 return page(.error(message: "The post_logout_redirect_uri is not registered for this client."))
             }
             target = uri

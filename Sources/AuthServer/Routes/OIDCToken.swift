@@ -29,6 +29,10 @@ extension AuthServer {
             (pair, (redeemed, signIn)) = try await app.sessions.issueTokens(clientID: client.id) { tx in
                 let stored = try await tx.redeemAuthorizationCode(
                     code, clientID: client.id, app: client.app, redirectURI: redirectURI, verifier: verifier, at: now)
+                // Its browser session must still be live (a logout or a reset since the code was
+                // issued ends it): else the tokens would outlive what no later logout could end.
+                guard try await tx.opBrowserSessions(app: client.app, userID: stored.userID, at: now).contains(where: { $0.sessionID == stored.opSessionID })
+                else { throw OAuthError.invalidGrant("the browser session of this code has ended") }
                 let signIn = SessionSignIn(
                     opSessionID: stored.opSessionID, authTime: stored.authTime, amr: stored.amr, scopes: stored.binding.scopes)
                 return (SessionGrant(userID: stored.userID, sessionID: stored.sessionID, signIn: signIn), (stored, signIn))

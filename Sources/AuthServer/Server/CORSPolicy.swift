@@ -1,7 +1,7 @@
 import Hummingbird
 
-/// Which browser origins may read the server's answers (the Fetch standard's CORS), as SERVER.md's
-/// "Browsers on other origins" says, decided once from the config.
+/// Which browser origins may read the server's answers (the Fetch standard's CORS), as docs/server.md's
+/// "A web app on another origin" says, decided once from the config.
 ///
 /// - The App Services routes (under `BASE`) answer the origins of their app's
 ///   `allowed_request_origins`: the path's app under `BASE/app/{app}/`; elsewhere the bearer's

@@ -12,7 +12,7 @@ struct RequestMiddleware: RouterMiddleware {
     typealias Context = AuthRequestContext
     let server: AuthServer
     let known: KnownPaths
-    /// Which origins' pages may read the answers (SERVER.md, "Browsers on other origins").
+    /// Which origins' pages may read the answers (docs/server.md, "A web app on another origin").
     let cors: CORSPolicy
 
     init(server: AuthServer, known: KnownPaths) {

@@ -39,7 +39,7 @@ extension AccountManager {
             if let failureLimit { _ = try await throttle.hit(throttleKey, limit: failureLimit) }
             throw failed
         }
-        guard account.confirmedAt != nil else { throw TokenError(.emailNotConfirmed, "confirm your email first") }
+        guard account.confirmedAt != nil || policy.autoConfirm else { throw TokenError(.emailNotConfirmed, "confirm your email first") }
         if stored.needsRehash(for: hasher.parameters) {
             let upgraded = try await hasher.hash(password).encoded
             // Only over the hash just checked: a concurrent reset wins.

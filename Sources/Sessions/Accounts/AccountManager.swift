@@ -50,7 +50,8 @@ public struct AccountManager: Sendable {
         case taken(email: String)
     }
 
-    /// Registers an unconfirmed account (confirmed at once under `autoConfirm`), without a user:
+    /// Registers an unconfirmed account (which may sign in at once under `autoConfirm`, its address
+    /// still unproven until a mailed link or a reset), without a user:
     /// its first login creates the user, or a link joins it to an existing one.
     /// - Throws: `invalid_email`, `invalid_password`, `too_many_requests` (hashing queue full),
     ///   `store_unavailable`.
@@ -71,7 +72,9 @@ public struct AccountManager: Sendable {
                     if let existing = try await tx.account(app: app, emailKey: key) { return .taken(email: existing.email) }
                     let account = AccountRecord(
                         id: accountID, userID: nil, email: email, emailKey: key, passwordHash: hash,
-                        confirmedAt: autoConfirm ? now : nil, createdAt: now, app: app)
+                        // `auto_confirm` lets the account sign in unconfirmed; `confirmed_at` stays
+                        // what a mailed link or a completed reset proved (ID tokens' `email_verified`).
+                        confirmedAt: nil, createdAt: now, app: app)
                     guard try await tx.insertAccount(account) else { throw AccountRaceLost() }
                     if autoConfirm { return .created(accountID: accountID, confirmation: nil) }
                     let token = try await AccountToken.issue(tx, purpose: .confirm, account: account, now: now, lifetime: lifetime)
@@ -190,7 +193,7 @@ public struct AccountManager: Sendable {
             for session in try await tx.sessions(userID: userID) where session.revokedAt == nil {
                 _ = try await tx.revokeSession(id: session.id, at: now, reason: "password_reset")
             }
-            // The browsers signed in before the reset too (SERVER.md: in the same transaction).
+            // The browsers signed in before the reset too (in the same transaction).
             try await tx.endOPBrowserSessions(app: account.app, userID: userID, at: now)
             // A key made by whoever held the account before the reset must not outlive it; the
             // owner enables again the keys it still needs.

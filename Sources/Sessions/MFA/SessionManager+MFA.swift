@@ -42,20 +42,17 @@ extension SessionManager {
         return TOTPEnrolment(secret: totp.base32Secret, uri: totp.uri(app: issuer, email: email))
     }
 
-    /// Confirms a pending enrolment with a code of its secret: TOTP is on, a new set of recovery
-    /// codes (returned, never stored) replaces any earlier one, and the user's OP browser
-    /// sessions signed in without a second factor end, in the same transaction.
+    /// Confirms a pending enrolment with a code of its secret: TOTP is on, and a new set of
+    /// recovery codes (returned, never stored) replaces any earlier one. (A browser signed in to
+    /// the OpenID Provider before must pass the factor before its next code: AuthServer asks it.)
     /// - Returns: the check, and the recovery codes when it was ``MFACheck/accepted``.
     /// - Throws: `invalid_input` when no enrolment is pending; `store_unavailable`.
     public func confirmTOTP(userID: String, code: String) async throws -> (MFACheck, [String]) {
         let codes = try RecoveryCodes.generate()
         let digests = codes.map { Base64URL.encode(RecoveryCodes.digest(of: $0, salt: userID) ?? []) }
-        let app = configuration.app
         let check = try await checkMFA(userID: userID, code: .totp(code), pending: true) { row, tx in
             row.totpConfirmedAt = row.updatedAt
             row.recoveryCodes = digests
-            // A browser signed in without the factor must pass it now: its OP session ends.
-            try await tx.endOPBrowserSessions(app: app, userID: userID, at: row.updatedAt, withoutMFA: true)
         }
         return (check, check == .accepted ? codes : [])
     }

@@ -93,12 +93,7 @@ extension SessionManager {
             signCount: Int64(verified.signCount), createdAt: now)
         try await store.transaction { tx in
             guard case .consumed = try await tx.consumeOneTimeToken(challenge, purpose: .passkeyRegistration, app: app, at: now) else { throw stale }
-            let hadPasskey = try await !tx.passkeys(app: app, userID: userID).isEmpty
-            let hadTOTP = try await tx.mfaFactors(app: app, userID: userID, forUpdate: true)?.totpEnabled ?? false
-            let firstFactor = !hadPasskey && !hadTOTP
             guard try await tx.insertPasskey(passkey) else { throw TokenError(.invalidInput, "this passkey is registered already") }
-            // A user's first factor: the browsers signed in without one must pass it (SERVER.md, TOTP confirm).
-            if firstFactor { try await tx.endOPBrowserSessions(app: app, userID: userID, at: now, withoutMFA: true) }
         }
         return passkey
     }

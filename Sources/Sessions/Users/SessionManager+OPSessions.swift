@@ -43,18 +43,12 @@ extension SessionStoreTransaction {
             .compactMap(OPBrowserSession.init)
     }
 
-    /// Ends the user's OP browser sessions in this transaction: every one, or with `withoutMFA`
-    /// those whose sign-in had no second factor (a factor just turned on must be passed).
+    /// Ends every OP browser session of the user in this transaction (a password reset).
     /// - Returns: how many ended.
     /// - Throws: `store_unavailable`.
     @discardableResult
-    public func endOPBrowserSessions(app: String, userID: String, at now: Int64, withoutMFA: Bool = false) async throws -> Int {
-        guard withoutMFA else { return try await expireOneTimeTokens(purpose: .opSession, app: app, subject: userID, at: now) }
-        var ended = 0
-        for session in try await opBrowserSessions(app: app, userID: userID, at: now) where !session.amr.contains("mfa") {
-            if try await consumeOneTimeToken(purpose: .opSession, hash: session.hash, app: app, at: now) != nil { ended += 1 }
-        }
-        return ended
+    public func endOPBrowserSessions(app: String, userID: String, at now: Int64) async throws -> Int {
+        try await expireOneTimeTokens(purpose: .opSession, app: app, subject: userID, at: now)
     }
 }
 

@@ -1,0 +1,47 @@
+import JOSE
+import Synchronization
+
+/// The password hasher shared fairly between client addresses: at most ``perAddress`` password
+/// checks of one address in flight at once (a login, the hosted login page, a registration, a
+/// reset). One more is refused at once, never queued, so that one address delays another's
+/// sign-in by at most one hash time however many requests it sends.
+final class AddressSlots: Sendable {
+    let perAddress: Int
+    private let held = Mutex<[String: Int]>([:])
+
+    init(perAddress: Int) {
+        self.perAddress = perAddress
+    }
+
+    /// Takes a slot of `address`; `false` when it holds ``perAddress`` already (nothing taken then).
+    func enter(_ address: String) -> Bool {
+        held.withLock { held in
+            let now = held[address, default: 0]
+            guard now < perAddress else { return false }
+            held[address] = now + 1
+            return true
+        }
+    }
+
+    /// Gives back a slot ``enter(_:)`` took.
+    func leave(_ address: String) {
+        held.withLock { held in
+            let now = held[address, default: 0]
+            held[address] = now <= 1 ? nil : now - 1
+        }
+    }
+}
+
+extension AuthServer {
+    /// Runs `work` (which hashes a password) in one of the client address's slots
+    /// (``AddressSlots``): 429 `TooManyRequests` with `Retry-After: 1` at once when it has none left.
+    func withPasswordSlot<T: Sendable>(_ context: AuthRequestContext, _ work: () async throws -> T) async throws -> T {
+        let address = context.clientAddress ?? ""
+        guard passwordSlots.enter(address) else {
+            context.notes.retryAfter.withLock { $0 = 1 }
+            throw TokenError(.tooManyRequests, "this address has \(passwordSlots.perAddress) password checks in flight already; try again in a second")
+        }
+        defer { passwordSlots.leave(address) }
+        return try await work()
+    }
+}
