@@ -21,7 +21,7 @@ screenshot of each state lands in the output folder.
 Usage: passkey_test.py PATH/TO/tokentool [OUTPUT_DIR]
 """
 import base64, hashlib, json, os, queue, re, secrets, shutil, subprocess, sys, tempfile, time
-import urllib.error, urllib.parse, urllib.request
+import http.cookiejar, urllib.error, urllib.parse, urllib.request
 
 from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.common.by import By
@@ -280,7 +280,9 @@ class Run:
 
         # The login page over plain HTTP: its headers and HTML.
         url, _ = self.authorize_url("csp")
-        with urllib.request.urlopen(url, timeout=30) as r:  # follows the redirect to /oauth/login?flow=
+        # Follows the redirect to /oauth/login?flow= with the flow's binding cookie, as a browser does.
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        with opener.open(url, timeout=30) as r:
             csp, html, landed = r.headers.get("Content-Security-Policy", ""), r.read().decode(), r.url
         check("/oauth/login?flow=" in landed, "the authorize URL's redirect to the login page", landed)
         directives = {d.split()[0]: d.split()[1:] for d in (p.strip() for p in csp.split(";")) if d}

@@ -27,11 +27,12 @@ extension RouteShape {
             payload: .none, headers: ["Location"])
         let page = Answer(status: 200, description: "the page", payload: .html)
         return [
+            // 429: a flow to store past login_per_address (the page, with Retry-After).
             key("GET", "/oauth/authorize"): RouteShape(
-                summary: "The authorization endpoint (OIDC Core §3.1.2)", query: request, answers: [redirect], pages: [400]),
+                summary: "The authorization endpoint (OIDC Core §3.1.2)", query: request, answers: [redirect], pages: [400, 429]),
             key("POST", "/oauth/authorize"): RouteShape(
                 summary: "The authorization endpoint, the request as a form", body: .form(form), bodyRequired: false, answers: [redirect],
-                pages: [400]),
+                pages: [400, 429]),
             key("GET", OIDCAuthorizeRoutes.loginPath): RouteShape(
                 summary: "The hosted login page of a flow", query: flow, answers: [page], pages: [400]),
             key("POST", OIDCAuthorizeRoutes.loginPath): RouteShape(
