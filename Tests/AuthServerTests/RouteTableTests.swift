@@ -119,6 +119,34 @@ struct RouteTableTests {
         }
     }
 
+    @Test(
+        "a plain handler's row counts the limits it names: each is 429 with Retry-After past login_per_address (the second step, the passkey options)",
+        arguments: StoreKind.available)
+    func plainRowsCountTheirLimits(kind: StoreKind) async throws {
+        // Which rows these are comes from the table itself: a plain handler with limits the table counts.
+        let plain = try await LiveServer.with(kind, apps: Self.apps) { s in
+            let groups = RouteGroups(server: s.server)
+            return RouteTable.rows.filter { row in
+                guard !row.throttles.filter(\.byTable).isEmpty, case .plain = row.handler(groups) else { return false }
+                return true
+            }
+        }
+        #expect(
+            Set(plain.map(\.name)) == ["loginSecondFactor", "loginSecondFactorPasskeyOptions", "passkeyLoginOptions", "loginPagePasskeyOptions"],
+            "\(plain.map(\.name))")
+        for row in plain {
+            #expect(row.throttles.map(\.name) == ["login_per_address"], "\(row.name)")
+            try await LiveServer.with(kind, apps: Self.apps, extra: #""limits": {"login_per_address": "3/1m"},"#) { s in
+                let path = Self.concrete(row.path).replacingOccurrences(of: "anon-user", with: "passkey")
+                var statuses: [Int] = []
+                for _ in 0..<4 { statuses.append(try await s.call(.POST, path, body: "{}").status) }
+                #expect(!statuses.prefix(3).contains(429) && statuses[3] == 429, "\(row.name): \(statuses)")
+                let last = try await s.call(.POST, path, body: "{}")
+                #expect(last.status == 429 && (Int(last.header("Retry-After") ?? "") ?? 0) > 0, "\(row.name)")
+            }
+        }
+    }
+
     @Test("every limit a registered login method declares is named in the login row, and counted by the table")
     func everyLoginMethodLimitIsInTheRow() throws {
         let row = try #require(RouteTable.rows.first { $0.name == "login" })

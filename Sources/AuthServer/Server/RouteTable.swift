@@ -54,6 +54,13 @@ struct RouteTable {
         let bearer = BearerCheck(server: server)
         let run: @Sendable (Request, AuthRequestContext) async throws -> Response
         switch handler {
+        case .plain(let handle) where !throttles.isEmpty:
+            // The limits a row names are counted whatever its handler kind: a plain handler's
+            // before it runs (it stores a challenge, or checks a code).
+            run = { request, context in
+                for throttle in throttles { try await throttle.apply(server, context) }
+                return try await handle(request, context)
+            }
         case .plain(let handle):
             run = handle
         case .user(let handle):
