@@ -48,8 +48,11 @@ extension AccountRoutes {
     func resetCall(_ input: ResetCall, _ context: AuthRequestContext) async throws -> Response {
         let accounts = input.accounts
         try await throttlePerEmail(input.email, context)
-        let outcome = try await accounts.manager.resetThroughFunction(email: input.email, newPassword: input.password) { token in
-            try await accounts.call(input.function, token: token, arguments: input.arguments)
+        // The new password is hashed: one of the address's two password slots (AddressSlots).
+        let outcome = try await server.withPasswordSlot(context, newPassword: true) {
+            try await accounts.manager.resetThroughFunction(email: input.email, newPassword: input.password) { token in
+                try await accounts.call(input.function, token: token, arguments: input.arguments)
+            }
         }
         if case .completed(let account) = outcome {
             try await server.queueMail(.notice("reset", app: accounts.appID, email: account.email), accounts: accounts)

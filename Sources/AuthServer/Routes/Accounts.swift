@@ -17,7 +17,10 @@ struct AccountRoutes: Sendable {
 
     func register(_ input: (AppAccounts, email: String, password: String), _ context: AuthRequestContext) async throws -> Response {
         let (accounts, email, password) = input
-        switch try await accounts.manager.register(email: email, password: password) {
+        let outcome = try await server.withPasswordSlot(context, newPassword: true) {
+            try await accounts.manager.register(email: email, password: password)
+        }
+        switch outcome {
         case .created(_, let token?):
             try await server.queueMail(.link(token, app: accounts.appID, publicURL: server.config.publicURL), accounts: accounts)
         case .created(_, nil): break

@@ -1,10 +1,12 @@
 import JOSE
 import Synchronization
 
-/// The password hasher shared fairly between client addresses: at most ``perAddress`` password
-/// checks of one address in flight at once (a login, the hosted login page, a registration, a
-/// reset). One more is refused at once, never queued, so that one address delays another's
-/// sign-in by at most one hash time however many requests it sends.
+/// The password hashers shared fairly between client addresses: at most ``perAddress`` password
+/// checks of one address in flight at once (sign-ins: the App Services login and the hosted login
+/// page; new passwords: a registration, `reset/call`, each kind in slots of its own as each has its
+/// own hasher). One more is refused at once, never queued, so that one address delays another's
+/// sign-in by at most one hash time however many requests it sends. A reset by token takes no
+/// slot: a made-up token costs no hash, and the reset limits and the new-password budget bound it.
 final class AddressSlots: Sendable {
     let perAddress: Int
     private let held = Mutex<[String: Int]>([:])
@@ -35,13 +37,14 @@ final class AddressSlots: Sendable {
 extension AuthServer {
     /// Runs `work` (which hashes a password) in one of the client address's slots
     /// (``AddressSlots``): 429 `TooManyRequests` with `Retry-After: 1` at once when it has none left.
-    func withPasswordSlot<T: Sendable>(_ context: AuthRequestContext, _ work: () async throws -> T) async throws -> T {
-        let address = context.clientAddress ?? ""
-        guard passwordSlots.enter(address) else {
+    /// `newPassword`: a registration's or `reset/call`'s hash, in ``newPasswordSlots``.
+    func withPasswordSlot<T: Sendable>(_ context: AuthRequestContext, newPassword: Bool = false, _ work: () async throws -> T) async throws -> T {
+        let address = context.clientAddress ?? "", slots = newPassword ? newPasswordSlots : passwordSlots
+        guard slots.enter(address) else {
             context.notes.retryAfter.withLock { $0 = 1 }
-            throw TokenError(.tooManyRequests, "this address has \(passwordSlots.perAddress) password checks in flight already; try again in a second")
+            throw TokenError(.tooManyRequests, "this address has \(slots.perAddress) password checks in flight already; try again in a second")
         }
-        defer { passwordSlots.leave(address) }
+        defer { slots.leave(address) }
         return try await work()
     }
 }

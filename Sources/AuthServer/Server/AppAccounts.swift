@@ -51,7 +51,7 @@ extension AuthServer {
             throw TokenError(.serverBusy, "too many registrations and password resets at once; try again shortly")
         }
         defer { passwordWork.leave() }
-        return try await withPasswordSlot(context, work)
+        return try await work()
     }
 
     /// Counts one `reset` (the API's or the page's form) per client address, then per `tokenId`;

@@ -52,8 +52,11 @@ public struct AuthServer: Sendable {
     /// Registrations and password resets (anyone may send them, and each may cost a scrypt) in
     /// flight at once: a quarter of `max_in_flight`, so that a flood of them leaves room for the rest.
     let passwordWork: InFlightLimit
-    /// At most 2 password checks of one client address in flight at once (``withPasswordSlot(_:_:)``).
+    /// At most 2 password sign-ins of one client address in flight at once (``withPasswordSlot(_:_:)``).
     let passwordSlots = AddressSlots(perAddress: 2)
+    /// At most 2 new passwords of one client address hashing at once (registrations, `reset/call`):
+    /// apart from the sign-ins' slots, as their hasher is apart from the sign-ins' hasher.
+    let newPasswordSlots = AddressSlots(perAddress: 2)
 
     /// An app of the table: its configuration and its session manager (the server's service with
     /// the app's policy).
