@@ -108,7 +108,13 @@ import Testing
         for (k, block) in blocks.enumerated() where block.language == "sh" {
             // A `cd` carries over to the next block, as in the reader's shell; mktemp stays inside the scratch directory.
             let state = s.path(".docs-cwd")
-            let script = "exec 2>&1\n[ -f '\(state)' ] && cd \"$(cat '\(state)')\"\ntrap 'pwd > \"\(state)\"' EXIT\nset -eo pipefail\n" + block.text
+            // When an example fails, the background jobs it started are ended (a server that `set -e`
+            // stopped the example before killing would hold the test forever); a page whose server
+            // outlives a block (docs/oauth.md) keeps it while its blocks succeed.
+            let script =
+                "exec 2>&1\n[ -f '\(state)' ] && cd \"$(cat '\(state)')\"\n"
+                + "trap 'rc=$?; pwd > \"\(state)\"; if [ $rc -ne 0 ]; then j=$(jobs -p); [ -z \"$j\" ] || kill $j 2>/dev/null; fi' EXIT\n"
+                + "set -eo pipefail\n" + block.text
             let dir = s.url
             let r = try await CLI.detached { try CLI.sh(script, in: dir, environment: ["TMPDIR": dir.path]) }
             ran += 1
