@@ -47,6 +47,32 @@ import Testing
             headers: [("Origin", origin), ("Access-Control-Request-Method", method), ("Access-Control-Request-Headers", "content-type,authorization")])
     }
 
+    @Test(
+        "the redirect flow's link start, and it alone, allows credentials (realm-web fetches it with credentials: include)",
+        arguments: StoreKind.available)
+    func linkStartCredentials(kind: StoreKind) async throws {
+        try await Self.with(kind) { s in
+            let start = LiveServer.base + "/app/myapp/auth/providers/oauth2-google/login?redirect=x&state=abc"
+            let link = start + "&link=true&providerRedirectHeader=true"
+            let preflight = try await Self.preflight(s, link, origin: Self.page, method: "GET")
+            #expect(preflight.header("Access-Control-Allow-Origin") == Self.page && preflight.header("Access-Control-Allow-Credentials") == "true")
+            // Its refusals are readable by the page: 401 without a token, 404 for a provider the app lacks.
+            let anonymous = try await s.call(.GET, link, headers: [("Origin", Self.page)])
+            #expect(anonymous.status == 401 && anonymous.errorCode == "InvalidSession")
+            #expect(anonymous.header("Access-Control-Allow-Origin") == Self.page && anonymous.header("Access-Control-Allow-Credentials") == "true")
+            let login = try await s.call(.POST, LiveServer.base + "/app/myapp/auth/providers/anon-user/login", body: "{}")
+            let access = try #require(login["access_token"])
+            let missing = try await s.call(.GET, link, bearer: access, headers: [("Origin", Self.page)])
+            #expect(missing.status == 400 || missing.status == 404, "\(missing.body)")
+            #expect(missing.header("Access-Control-Allow-Credentials") == "true")
+            // Not for another origin, another method, or the sign-in start.
+            Self.expectNoCORS(try await Self.preflight(s, link, origin: "https://evil.example", method: "GET"), "another origin")
+            #expect(try await Self.preflight(s, link, origin: Self.page, method: "POST").header("Access-Control-Allow-Credentials") == nil)
+            Self.expectAllowed(try await s.call(.GET, start, headers: [("Origin", Self.page)]), Self.page, "the sign-in start")
+            #expect(try await Self.preflight(s, start, origin: Self.page, method: "GET").header("Access-Control-Allow-Credentials") == nil)
+        }
+    }
+
     @Test("App Services routes: the app's origins on answers, errors and preflights; never *, never credentials", arguments: StoreKind.available)
     func appServices(kind: StoreKind) async throws {
         try await Self.with(kind) { s in

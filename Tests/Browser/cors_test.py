@@ -19,7 +19,12 @@ on `http://127.0.0.1:PAGE2` (listed nowhere), and starts `tokentool serve` at
 3. a single-page app on the allowed origin: discovery fetched cross-origin, a PKCE S256 challenge
    made with crypto.subtle, the browser sent to the authorization endpoint, the hosted login page
    filled in by selenium, the redirect back to the page's /cb, whose script exchanges the code at
-   /oauth/token, calls /oauth/userinfo, refreshes and revokes, every answer read cross-origin.
+   /oauth/token, calls /oauth/userinfo, refreshes and revokes, every answer read cross-origin;
+4. realm-web's linkCredentials with a redirect credential from the allowed origin: the link start
+   fetched with the access token, `mode: "cors"` and `credentials: "include"` as realm-web's
+   Authenticator.authenticate sends it (Chromium refuses the answer unless it allows credentials),
+   its X-BAAS-Location opened in a window, the confirmation page naming the user, and its button
+   taking Chromium to the (stand-in) provider's authorization URL under the page's form-action.
 Each step prints a line; the first failure exits non-zero with what was expected and what came. A
 screenshot of each state lands in the output folder.
 Usage: cors_test.py PATH/TO/tokentool [OUTPUT_DIR]
@@ -195,13 +200,43 @@ async function read(name, promise) {
 """
 
 
+# realm-web's linkCredentials with a redirect credential (src/Authenticator.ts, authenticate with a
+# linking user): getLogInUrl's query {link: "true", state, redirect, providerRedirectHeader: true} in
+# that order, then Fetcher.fetch({method: "GET", tokenType: "access", mode: "cors", credentials:
+# "include"}): only the Authorization header, no Accept; X-BAAS-Location is what its window opens.
+LINK_PAGE = r"""<!doctype html><meta charset=utf-8><title>realm-web link</title>
+<h1>realm-web link</h1><button id=open hidden>open</button><p id=done></p><pre id=log></pre>
+<script>
+const SERVER = %(server)s, APP = %(app)s, BASE = "/api/client/v2.0";
+window.steps = [];
+const record = (step) => { window.steps.push(step); document.getElementById("log").textContent = JSON.stringify(window.steps, null, 1); };
+(async () => {
+  const login = await fetch(SERVER + BASE + `/app/${APP}/auth/providers/anon-user/login`, {method: "POST",
+    headers: {"Accept": "application/json", "Content-Type": "application/json"}, body: JSON.stringify({options: {device: {}}})});
+  const user = await login.json();
+  record({name: "login", status: login.status, user_id: user.user_id});
+  const qs = "?" + new URLSearchParams({link: "true", state: "linkstatecors", redirect: location.origin + "/linked", providerRedirectHeader: "true"});
+  const r = await fetch(SERVER + BASE + `/app/${APP}/auth/providers/oauth2-google/login` + qs,
+    {method: "GET", headers: {"Authorization": "Bearer " + user.access_token}, mode: "cors", credentials: "include"});
+  const where = r.headers.get("X-BAAS-Location");
+  record({name: "link start", status: r.status, location: where});
+  const button = document.getElementById("open");
+  button.onclick = () => window.open(where, "realm-link");
+  button.hidden = false;
+})().catch((e) => record({name: "stopped", error: String(e)})).finally(() => { document.getElementById("done").textContent = "done"; });
+</script>
+"""
+STAND_IN_PAGE = "<!doctype html><meta charset=utf-8><title>provider</title><p>the provider's page</p>"
+
+
 class _Pages(BaseHTTPRequestHandler):
     """The test's own pages; `self.server.target` is the tokentool server they call."""
 
     def do_GET(self):
         path = urllib.parse.urlsplit(self.path).path
         values = {"server": json.dumps(self.server.target), "app": json.dumps(APP)}
-        pages = {"/": SPA_PAGE, "/cb": CALLBACK_PAGE, "/realm.html": REALM_PAGE}
+        pages = {"/": SPA_PAGE, "/cb": CALLBACK_PAGE, "/realm.html": REALM_PAGE, "/link.html": LINK_PAGE,
+                 "/google-authorize": STAND_IN_PAGE, "/linked": STAND_IN_PAGE}
         if path == "/favicon.ico":  # no console error for a missing icon
             self.send_response(204)
             self.end_headers()
@@ -267,8 +302,16 @@ class Run:
         self.base = f"http://127.0.0.1:{port}"
         with open(os.open(os.path.join(work, "master.key"), os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
             f.write(os.urandom(32).hex())
+        with open(os.open(os.path.join(work, "google.secret"), os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+            f.write("cors-google-secret\n")
         config = {"public_url": self.base, "store": store, "master_key_file": "master.key",
-                  "apps": {APP: {"providers": {"anon-user": {}, "api-key": {}, "local-userpass": {"auto_confirm": True}},
+                  # Google's URLs are the page server's: the link test ends at its authorization URL.
+                  "provider_urls": {"google": self.origin, "google_jwks": self.origin + "/jwks",
+                                    "google_authorize": self.origin + "/google-authorize"},
+                  "apps": {APP: {"providers": {"anon-user": {}, "api-key": {}, "local-userpass": {"auto_confirm": True},
+                                               "oauth2-google": {"client_ids": ["cors.apps.googleusercontent.com"],
+                                                                 "client_secret_file": "google.secret"}},
+                                 "redirect_uris": [self.origin + "/linked"],
                                  "allowed_request_origins": [self.origin]}},
                   # A public client (no secret_file: PKCE required), its redirect URI on the page's origin.
                   "clients": {"spa": {"app": APP, "name": "Single-page app", "first_party": True,
@@ -480,6 +523,44 @@ class Run:
         self.say(f"3. single-page app on {self.origin}: discovery 200, PKCE S256, hosted login, code at /cb, token 200, "
                  f"userinfo 200 (sub {steps['sub']['value']}), refresh 200, revoke 200, then a readable 401; no CORS error")
 
+    # 4. realm-web's linkCredentials with a redirect credential.
+
+    def link(self):
+        self.browser.get(self.origin + "/link.html")
+        self.shot("link", "done")
+        steps, console = self.steps(), self.console()
+        got = json.dumps(steps)
+        check("stopped" not in steps and steps["login"]["status"] == 200, "the anonymous login", got)
+        start = steps["link start"]
+        check(start["status"] == 200 and (start["location"] or "").startswith(self.base + "/oauth/link?flow="),
+              "200 with X-BAAS-Location naming the confirmation page, read by a credentialed fetch", got)
+        check(not cors_errors(console), "no CORS error in Chromium's console", console)
+        opener = self.browser.current_window_handle
+        self.browser.find_element(By.ID, "open").click()
+        try:
+            WebDriverWait(self.browser, 20).until(lambda b: len(b.window_handles) == 2)
+        except TimeoutException:
+            raise Failed("realm-web's window to open")
+        self.browser.switch_to.window(next(h for h in self.browser.window_handles if h != opener))
+        self.shot("link-page", "Link your Google account?")
+        account = self.browser.find_element(By.ID, "account").text
+        check(account == steps["login"]["user_id"], f"the page naming the user {steps['login']['user_id']}", account)
+        self.browser.find_element(By.ID, "continue").click()
+        try:
+            WebDriverWait(self.browser, 20).until(lambda b: b.current_url.startswith(self.origin + "/google-authorize?"))
+        except TimeoutException:
+            raise Failed(f"the provider's authorization URL after the button; the browser at {self.browser.current_url}")
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.browser.current_url).query))
+        check(query.get("client_id") == "cors.apps.googleusercontent.com" and query.get("redirect_uri") == self.base + "/oauth/callback/google"
+              and query.get("state", "").endswith("." + APP) and query.get("code_challenge_method") == "S256",
+              "Google's authorization request with the server's own state and PKCE", query)
+        console = self.console()
+        check(not [m for m in console if "Content Security Policy" in m], "no CSP refusal of the form's redirect", console)
+        self.browser.close()
+        self.browser.switch_to.window(opener)
+        self.say(f"4. realm-web link from {self.origin}: a credentialed fetch read X-BAAS-Location, the window showed the "
+                 f"confirmation page naming {account}, its button went to the provider's authorization URL")
+
     def run(self):
         self.headers()
         self.browser = open_browser()
@@ -487,6 +568,7 @@ class Run:
         self.realm_web()
         self.disallowed()
         self.spa()
+        self.link()
 
 
 def run_store(tokentool, store, work, label, out, pages):

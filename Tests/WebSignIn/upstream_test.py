@@ -67,6 +67,23 @@ def sign_in(browser, server, redirect, state, sub, device=None):
     return fragment(last), callback
 
 
+def link(browser, server, redirect, access, sub):
+    """realm-web's linkCredentials: the start with the token, then its window (the page, its button, the provider's form)."""
+    start = requests.get(start_url(server, redirect, "realmweblink") + "&link=true&providerRedirectHeader=true",
+                         headers={"Authorization": "Bearer " + access}, allow_redirects=False, timeout=TIMEOUT)
+    location = start.headers.get("X-BAAS-Location", "")
+    check(start.status_code == 200 and location.startswith(server + "/oauth/link?flow="), f"the link start: {start.status_code} {start.headers}")
+    page = browser.get(location, timeout=TIMEOUT)
+    csrf = re.search(r'name="csrf" value="([^"]*)"', page.text)
+    check(page.status_code == 200 and csrf, f"the confirmation page: {page.status_code} {page.text[:300]}")
+    form = browser.post(location, data={"csrf": csrf.group(1)}, headers={"Origin": server}, timeout=TIMEOUT)
+    check(form.status_code == 200 and "/oauth2/authorize" in form.url, f"the provider's form after the button: {form.status_code} {form.url}")
+    done = browser.post(form.url, data={"sub": sub}, timeout=TIMEOUT)
+    last = done.history[-1].headers["Location"] if done.history else ""
+    check(last.startswith(redirect + "#"), f"back at the app's redirect URL: {done.status_code} {last[:200]}")
+    return fragment(last)
+
+
 def native_id_token(mock, sub):
     """An id_token of the mock for `sub`, by a code flow of our own (as a mobile app would have one)."""
     s = requests.Session()
@@ -94,6 +111,7 @@ def run(tokentool, store, mock, work):
         "public_url": server, "store": store, "provider_timeout": "5s",
         "provider_urls": {"google": f"{mock}/oauth2", "google_jwks": f"{mock}/jwks", "google_authorize": f"{mock}/oauth2/authorize"},
         "apps": {APP: {"redirect_uris": [redirect], "providers": {
+            "anon-user": {},
             "oauth2-google": {"client_ids": [CLIENT_ID], "client_secret_file": "google.secret"}}}},
     }
     if store.startswith("postgres"):
@@ -128,6 +146,21 @@ def run(tokentool, store, mock, work):
         native = requests.post(f"{server}{BASE}/app/{APP}/auth/providers/oauth2-google/login",
                                json={"id_token": native_id_token(mock, "alice-google")}, timeout=TIMEOUT)
         check(native.status_code == 200 and native.json()["user_id"] == user, f"native login: {native.status_code} {native.text[:200]}")
+
+        # Linking as realm-web's linkCredentials does it: the start fetched with the access token
+        # answers X-BAAS-Location, the confirmation page's button goes to the provider's form.
+        anon = requests.post(f"{server}{BASE}/app/{APP}/auth/providers/anon-user/login", json={}, timeout=TIMEOUT).json()
+        linked = link(requests.Session(), server, redirect, anon["access_token"], "bob-google")
+        check(linked.get("_baas_link") == "ok" and linked.get("_baas_state") == "realmweblink", f"the link's fragment: {linked}")
+        lua = linked.get("_baas_ua", "").split("$")
+        check(len(lua) == 4 and lua[1] == "" and lua[2] == anon["user_id"], f"the link's _baas_ua: {linked}")
+        profile = requests.get(f"{server}{BASE}/auth/profile", headers={"Authorization": "Bearer " + lua[0]}, timeout=TIMEOUT).json()
+        check({"id": "bob-google", "provider_type": "oauth2-google", "provider_id": "oauth2-google"} in profile["identities"],
+              f"the linked identity: {profile['identities']}")
+        taken = link(requests.Session(), server, redirect, anon["access_token"], "alice-google")
+        check("AccountNameInUse" in taken.get("_baas_error", "") and "_baas_ua" not in taken, f"another user's identity: {taken}")
+        refused = requests.get(start_url(server, redirect, "s") + "&link=true&providerRedirectHeader=true", allow_redirects=False, timeout=TIMEOUT)
+        check(refused.status_code == 401 and refused.json()["error_code"] == "InvalidSession", f"a link without a token: {refused.status_code}")
 
         # The callback again: the state was single-use. A tampered state: the same page.
         replay = requests.get(callback, allow_redirects=False, timeout=TIMEOUT)

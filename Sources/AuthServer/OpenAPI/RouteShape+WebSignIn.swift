@@ -30,16 +30,33 @@ extension RouteShape {
         posted.bodyRequired = false
         return [
             key("GET", RouteTable.base + "/app/:app/auth/providers/:provider/login"): RouteShape(
-                summary: "Web sign-in with Google, Apple or Facebook for realm-web: to the provider, then back to redirect",
+                summary:
+                    "Web sign-in with Google, Apple or Facebook for realm-web: to the provider, then back to redirect; with link=true and the user's access token, a link through the hosted confirmation page",
                 query: [
                     ("redirect", .string, "where to come back: one of the app's redirect_uris, exactly"),
                     ("state", .string, "the caller's state, given back in #_baas_state"),
                     ("device", .string, "realm-web's device information: base64 of a JSON object"),
+                    ("link", S.oneOf(["true"]), "link the provider's identity to the bearer's user (needs the access token and providerRedirectHeader=true)"),
+                    ("providerRedirectHeader", S.oneOf(["true"]), "answer 200 with X-BAAS-Location instead of redirecting"),
                 ],
                 answers: [
-                    Answer(status: 302, description: "to the provider's sign-in, or back with #_baas_error", payload: .none, headers: redirect)
+                    Answer(status: 302, description: "to the provider's sign-in, or back with #_baas_error", payload: .none, headers: redirect),
+                    Answer(
+                        status: 200,
+                        description:
+                            "providerRedirectHeader=true: X-BAAS-Location names where the window goes (with link=true, the confirmation page PUBLIC_URL/oauth/link?flow=…)",
+                        payload: .none, headers: ["X-BAAS-Location", "Cache-Control"]),
                 ],
-                errors: ["TooManyRequests"], pages: [400]),
+                errors: ["TooManyRequests", "InvalidParameter", "AuthProviderNotFound"], pages: [400]),
+            key("GET", WebSignInRoutes.linkPath): RouteShape(
+                summary: "The hosted page of a link through the redirect flow: names the account the provider's identity will join",
+                query: [("flow", .string, "the link's handle, from X-BAAS-Location")],
+                answers: [Answer(status: 200, description: "the page, its button posting to the same URL", payload: .html)], pages: [400]),
+            key("POST", WebSignInRoutes.linkPath): RouteShape(
+                summary: "The link page's button: to the provider's sign-in, bound to this browser",
+                query: [("flow", .string, "the link's handle")], body: .form(S.object([:], optional: [OIDCPages.csrfField: .string])),
+                bodyRequired: false,
+                answers: [Answer(status: 302, description: "to the provider's sign-in", payload: .none, headers: redirect)], pages: [400, 403]),
             key("GET", "/oauth/callback/:provider"): callback,
             key("POST", "/oauth/callback/:provider"): posted,
         ]

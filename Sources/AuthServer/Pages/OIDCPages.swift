@@ -150,6 +150,15 @@ public enum OIDCPages {
             case .facebook: "Continue with Facebook"
             }
         }
+
+        /// The provider's name as people know it.
+        public var title: String {
+            switch self {
+            case .google: "Google"
+            case .apple: "Apple"
+            case .facebook: "Facebook"
+            }
+        }
     }
 
     /// The consent form.

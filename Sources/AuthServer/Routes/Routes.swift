@@ -85,9 +85,14 @@ extension RouteTable {
             .checked($0.login.readPasskey, then: $0.login.login)
         },
         // Web sign-in: the App Services redirect flow's start, and the providers' callback.
-        Row(.get, app + "/auth/providers/:provider/login", throttles: [login], "webSignInStart") { .checked($0.webSignIn.start) },
+        Row(.get, app + "/auth/providers/:provider/login", bearer: .optionalAccess, throttles: [login], "webSignInStart") {
+            .checked($0.webSignIn.start)
+        },
         Row(.get, "/oauth/callback/:provider", "webSignInCallback") { .plain($0.webSignIn.callback) },
         Row(.post, "/oauth/callback/:provider", "webSignInFormPost") { .plain($0.webSignIn.formPost) },
+        // Linking through the redirect flow: its hosted confirmation page (Routes/WebSignIn+Link.swift).
+        Row(.get, WebSignInRoutes.linkPath, "linkPage") { .plain($0.webSignIn.linkPage) },
+        Row(.post, WebSignInRoutes.linkPath, "linkPageForm") { .plain($0.webSignIn.confirmLink) },
         // The OpenID Provider's token side (the token endpoint's grants above; discovery at openid-configuration).
         Row(.get, "/oauth/userinfo", "userinfo") { .plain($0.userinfo.userinfo) },
         Row(.post, "/oauth/userinfo", "userinfoPost") { .plain($0.userinfo.userinfo) },

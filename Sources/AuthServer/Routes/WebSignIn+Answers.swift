@@ -14,6 +14,15 @@ enum WebSignInAnswerLocation {
         return fragment([("_baas_client_app_id", app), ("_baas_ua", ua), ("_baas_state", state)], on: redirect)
     }
 
+    /// A link's end: `URL#_baas_client_app_id=APP&_baas_link=ok&_baas_ua=ACCESS$$USERID$DEVICEID&_baas_state=S`.
+    /// `_baas_ua` carries the fresh access token and no refresh token (the session's own is
+    /// unchanged): realm-web's `linkCredentials` decodes four `$`-separated parts and checks the
+    /// user id, as after a POST link.
+    static func linked(app: String, accessToken: String, userID: String, deviceID: String, redirect: String, state: String) -> String {
+        let ua = [accessToken, "", userID, deviceID].joined(separator: "$")
+        return fragment([("_baas_client_app_id", app), ("_baas_link", "ok"), ("_baas_ua", ua), ("_baas_state", state)], on: redirect)
+    }
+
     /// `URL#_baas_error=MESSAGE&_baas_state=S`.
     static func error(_ message: String, redirect: String, state: String) -> String {
         fragment([("_baas_error", message), ("_baas_state", state)], on: redirect)
@@ -50,6 +59,8 @@ extension WebSignInRoutes {
         switch e.code {
         case .providerUnavailable, .storeUnavailable, .serverBusy: "The sign-in service is unavailable; try again later."
         case .userDisabled: "This user is disabled."
+        case .identityInUse: "This account is already linked to another user (AccountNameInUse)."
+        case .invalidSession, .sessionRevoked: "The session that asked for this has ended; sign in to the app again."
         case .providerNotFound, .authFailed, .invalidParameter: WebSignInAnswer.printable(e.message, 200)
         default: "The sign-in was refused (\(e.code.rawValue))."
         }

@@ -23,6 +23,8 @@ struct WebSignInRoutes: Sendable {
     func start(_ request: Request, _ context: AuthRequestContext, throttle: @Sendable () async throws -> Void) async throws -> Response {
         let app = try server.pathApp(context)
         let query = request.uri.queryParameters
+        if query.get("link") == "true" { return try await startLink(request, context, app: app, throttle: throttle) }
+        if query.get("providerRedirectHeader") == "true" { return windowStart(request) }
         guard let redirect = query.get("redirect"), app.config.redirectURIs.contains(redirect) else {
             return Self.errorPage("The redirect address is not one this app registered (its redirect_uris).", app: app.config.id)
         }
@@ -128,24 +130,42 @@ struct WebSignInRoutes: Sendable {
                 return oidc.loginPage(
                     resumed, email: nil, message: .upstream(Self.message(e)), action: oidc.pageURL(OIDCAuthorizeRoutes.loginPath, handle))
             }
+        case .link(let userID, let sessionID, let redirect, let callerState):
+            return try await finishLink(
+                LinkCallback(userID: userID, sessionID: sessionID, redirect: redirect, state: callerState), methodName, answer, flow: flow, app: app)
         }
     }
 
-    /// The provider's answer made the native login's identity, signed in: the app's method (still
-    /// set up for the web), no refusal, its own checks of the code and token.
-    /// - Throws: `provider_not_found`, `auth_failed` (the provider refused), the provider's codes,
-    ///   `user_disabled`, `store_unavailable`.
+    /// The provider's answer made the native login's identity, signed in.
+    /// - Throws: as ``proof(_:_:flow:app:)``; `user_disabled`, `store_unavailable`.
     private func authenticate(_ methodName: String, _ answer: WebSignInAnswer, flow: WebSignInFlow, app: AuthServer.AppRuntime) async throws
         -> Authentication
     {
-        guard let method = server.loginMethods[app.config.id]?.method(named: methodName) as? any WebSignInMethod, method.webSignInProblem == nil
-        else { throw TokenError(.providerNotFound, "the app no longer has web sign-in with \(methodName)") }
-        if let refusal = answer.refusal { throw TokenError(.authFailed, "\(methodName) did not sign you in (\(refusal))") }
-        let proof = try await method.finishWebSignIn(answer, flow: flow, callback: callback(method))
+        let (_, proof) = try await proof(methodName, answer, flow: flow, app: app)
         return try await Authentication.signIn(proof, method: methodName, sessions: app.sessions)
     }
 
-    private func logRefusal(_ e: TokenError, app: String, method: String) {
+    /// The provider's answer made the native login's proof: the app's method (still set up for
+    /// the web), no refusal, its own checks of the code and token.
+    /// - Throws: `provider_not_found`, `auth_failed` (the provider refused), the provider's codes.
+    func proof(_ methodName: String, _ answer: WebSignInAnswer, flow: WebSignInFlow, app: AuthServer.AppRuntime) async throws
+        -> (method: any WebSignInMethod, proof: LoginProof)
+    {
+        guard let method = webMethod(methodName, app: app) else {
+            throw TokenError(.providerNotFound, "the app no longer has web sign-in with \(methodName)")
+        }
+        if let refusal = answer.refusal { throw TokenError(.authFailed, "\(methodName) did not sign you in (\(refusal))") }
+        return (method, try await method.finishWebSignIn(answer, flow: flow, callback: callback(method)))
+    }
+
+    /// The app's login method `name` when it runs the web flow now.
+    func webMethod(_ name: String, app: AuthServer.AppRuntime) -> (any WebSignInMethod)? {
+        guard let method = server.loginMethods[app.config.id]?.method(named: name) as? any WebSignInMethod, method.webSignInProblem == nil
+        else { return nil }
+        return method
+    }
+
+    func logRefusal(_ e: TokenError, app: String, method: String) {
         server.logger.info("web sign-in refused", metadata: ["app": .string(app), "provider": .string(method), "code": .string(e.code.rawValue)])
     }
 

@@ -11,8 +11,11 @@ import Hummingbird
 /// - `/oauth/token`, `/oauth/revoke` and `/oauth/userinfo` answer the origins of the public
 ///   clients' `redirect_uris` (a loopback one on any port, as its redirects match) and the
 ///   `allowed_request_origins` of every app that has OpenID Connect clients.
-/// - Never `Access-Control-Allow-Credentials`: no cookie is read cross-origin. Any other origin,
-///   `null` included, and any other path get no `Access-Control-*` header.
+/// - `Access-Control-Allow-Credentials` on one answer only: the redirect flow's link start
+///   (`GET BASE/app/{app}/auth/providers/{provider}/login?link=true…`) and its preflight, which
+///   realm-web's `linkCredentials` fetches with `credentials: "include"` (the fetch fails without
+///   it). That answer reads no cookie and sets none. Any other origin, `null` included, and any
+///   other path get no `Access-Control-*` header.
 struct CORSPolicy: Sendable {
     /// `Access-Control-Expose-Headers`: what realm-web and a single-page app read of an answer.
     static let exposed = "X-BAAS-Location, Retry-After, WWW-Authenticate"
@@ -107,6 +110,9 @@ struct CORSPolicy: Sendable {
         response.headers[.accessControlAllowMethods] = Self.methods
         response.headers[.accessControlAllowHeaders] = Self.headers
         response.headers[.accessControlMaxAge] = Self.maxAge
+        if request.headers[.accessControlRequestMethod] == "GET", Self.isLinkStart(request) {
+            response.headers[.accessControlAllowCredentials] = "true"
+        }
         return response
     }
 
@@ -122,5 +128,14 @@ struct CORSPolicy: Sendable {
         guard let allowed = allowedOrigin(origin, scope: scope, bearerApp: bearerApp) else { return }
         response.headers[.accessControlAllowOrigin] = allowed
         if scope != .publicDocument { response.headers[.accessControlExposeHeaders] = Self.exposed }
+        if request.method == .get, Self.isLinkStart(request) { response.headers[.accessControlAllowCredentials] = "true" }
+    }
+
+    /// `true` for the redirect flow's link start: `BASE/app/{app}/auth/providers/{provider}/login` with `link=true`.
+    static func isLinkStart(_ request: Request) -> Bool {
+        guard request.uri.queryParameters.get("link") == "true" else { return false }
+        let parts = request.uri.path.dropFirst(RouteTable.base.count).split(separator: "/", omittingEmptySubsequences: false)
+        return request.uri.path.hasPrefix(RouteTable.base + "/") && parts.count == 7 && parts[1] == "app" && parts[3] == "auth"
+            && parts[4] == "providers" && parts[6] == "login"
     }
 }

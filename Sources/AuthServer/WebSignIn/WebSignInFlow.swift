@@ -23,6 +23,10 @@ enum WebSignInCaller: Codable, Sendable, Hashable {
     /// record). The identity signs in the OP session and the authorization goes on as after a
     /// password; a refusal shows that flow's login page again with the message.
     case hostedLogin(flowHandle: String)
+    /// realm-web's `linkCredentials` with a redirect credential, once its confirmation page's
+    /// button was pressed (Routes/WebSignIn+Link.swift): the identity joins `userID`, whose session
+    /// `sessionID` goes on; the browser goes back to `redirect` with `#_baas_link=ok` or `#_baas_error`.
+    case link(userID: String, sessionID: String, redirect: String, state: String)
 }
 
 /// What the server keeps of one upstream round trip, as the payload of a `web_sign_in` one-time

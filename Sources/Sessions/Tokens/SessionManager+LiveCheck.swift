@@ -9,14 +9,28 @@ extension SessionManager {
     /// - Throws: `store_unavailable`.
     public func isLive(_ claims: AccessTokenClaims) async throws -> Bool {
         guard let sid = claims.sessionID else { return false }
+        // The user is of this manager's app, or, for a token verified for several apps' audiences
+        // (by the store's service, before the app is known), of the app its verified `aud` names.
+        let app = configuration.app, audience = claims.audience
+        return try await isLive(sessionID: sid, userID: claims.subject) { $0 == app || (!$0.isEmpty && audience.contains($0)) }
+    }
+
+    /// The same check for a session kept across a round trip (a link waiting for the provider):
+    /// the session `sessionID` is live and belongs to `userID`, a present, enabled user of this
+    /// manager's app. Two reads.
+    /// - Throws: `store_unavailable`.
+    public func isLive(sessionID: String, userID: String) async throws -> Bool {
+        let app = configuration.app
+        return try await isLive(sessionID: sessionID, userID: userID) { $0 == app }
+    }
+
+    private func isLive(sessionID: String, userID: String, appIs: @escaping @Sendable (String) -> Bool) async throws -> Bool {
         let now = configuration.now
         return try await store.read { tx in
-            guard let session = try await tx.session(id: sid, forUpdate: false), session.isLive(at: now), session.userID == claims.subject,
-                let user = try await tx.user(id: claims.subject)
+            guard let session = try await tx.session(id: sessionID, forUpdate: false), session.isLive(at: now), session.userID == userID,
+                let user = try await tx.user(id: userID)
             else { return false }
-            // The user is of this manager's app, or, for a token verified for several apps' audiences
-            // (by the store's service, before the app is known), of the app its verified `aud` names.
-            return user.disabledAt == nil && (user.app == configuration.app || (!user.app.isEmpty && claims.audience.contains(user.app)))
+            return user.disabledAt == nil && appIs(user.app)
         }
     }
 }

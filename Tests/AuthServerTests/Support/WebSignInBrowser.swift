@@ -40,13 +40,24 @@ enum WebSignInBrowser {
         return "\(c.scheme ?? "")://\(c.host ?? ""):\(c.port ?? 0)"
     }
 
+    /// A form post from the server's own page in `browser` (its jar's cookies), with `headers`
+    /// (`Origin`, `Sec-Fetch-Site`) as that browser sends them.
+    static func postPage(_ url: String, _ fields: [(String, String)], browser: String = "default", headers: [(String, String)] = [])
+        async throws -> LiveServer.Answer
+    {
+        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: unreserved)!)" }.joined(separator: "&")
+        return try await send(.POST, url, body: body, contentType: "application/x-www-form-urlencoded", browser: browser, headers: headers)
+    }
+
     /// `browser` `nil`: no jar (only `cookies` are sent, nothing is kept).
     static func send(
         _ method: HTTPMethod, _ url: String, body: String? = nil, contentType: String? = nil, browser: String? = "default",
-        cookies: [String: String] = [:]
+        cookies: [String: String] = [:], headers: [(String, String)] = []
     ) async throws -> LiveServer.Answer {
         var request = HTTPClientRequest(url: url)
         request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
         if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
         let key = browser.map { $0 + " " + origin(url) }
