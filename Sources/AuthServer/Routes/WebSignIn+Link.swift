@@ -41,7 +41,7 @@ extension WebSignInRoutes {
             created: Int64(app.sessions.configuration.clock.now().timeIntervalSince1970))
         let handle = try await server.store.startWebSignInLink(link, method: type(of: method).name, app: app.config.id)
         var headers = HTTPFields()
-        headers[HTTPField.Name("X-BAAS-Location")!] = server.config.publicURL + Self.linkPath + "?flow=" + handle
+        headers[HTTPFields.Element.Name("X-BAAS-Location")!] = server.config.publicURL + Self.linkPath + "?flow=" + handle
         headers[.cacheControl] = "no-store"
         return Response(status: .ok, headers: headers)
     }
@@ -52,7 +52,7 @@ extension WebSignInRoutes {
         let query = request.uri.queryParameters
         let kept: [(String, String?)] = ["redirect", "state", "device"].map { ($0, query.get($0)) }
         var headers = HTTPFields()
-        headers[HTTPField.Name("X-BAAS-Location")!] = OIDCAuthorizationError.append(kept, to: server.config.publicURL + request.uri.path)
+        headers[HTTPFields.Element.Name("X-BAAS-Location")!] = OIDCAuthorizationError.append(kept, to: server.config.publicURL + request.uri.path)
         headers[.cacheControl] = "no-store"
         return Response(status: .ok, headers: headers)
     }
@@ -72,7 +72,7 @@ extension WebSignInRoutes {
         let cookies = request.headers[values: .cookie]
         let binding = OPSessionCookie.value(named: FlowBinding.name(.webSignIn, secure: secureCookie), in: cookies)
         let sameOrigin = OIDCCSRF.isSameOriginPost(
-            origin: request.headers[.origin], secFetchSite: request.headers[HTTPField.Name("Sec-Fetch-Site")!],
+            origin: request.headers[.origin], secFetchSite: request.headers[HTTPFields.Element.Name("Sec-Fetch-Site")!],
             publicURL: server.config.publicURL, bound: true)
         guard let binding, sameOrigin,
             OIDCCSRF.matches(fields[OIDCPages.csrfField], expected: WebSignInLinkFlow.csrf(token: pending.token, binding: binding))
