@@ -205,7 +205,8 @@ def main():
     mock_dir = os.path.join(work, "mock")
     mock = subprocess.run([MOCK, "start", mock_dir, "--issuer", "https://accounts.google.com",
                            "--user-claims", json.dumps({"sub": "alice-google", "email": "alice@example.com", "email_verified": True,
-                                                        "name": "Alice"})],
+                                                        "name": "Alice"}),
+                           "--user-claims", json.dumps({"sub": "bob-google", "email": "bob@example.com", "email_verified": True})],
                           check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
     pg_dir = None
     try:

@@ -26,8 +26,8 @@ public struct LinkConfirmationPage: Sendable, Hashable {
         return AccountPages.document(
             title: "Link your \(provider) account?", app: app,
             body: """
-                <p>Signing in to <strong id="app">\(escape(app))</strong> with \(escape(provider)) will also sign in the account \
-                <strong id="account">\(escape(account))</strong>.</p>\
+                <p>This links your \(escape(provider)) account to the account <strong id="account">\(escape(account))</strong> of \
+                <strong id="app">\(escape(app))</strong>: signing in with \(escape(provider)) will then sign you in as that account.</p>\
                 <p>If you did not ask for this in \(escape(app)), close this page.</p>\
                 <form method="post"><input type="hidden" name="\(OIDCPages.csrfField)" value="\(escape(csrf))">\
                 <button type="submit" id="continue">Continue with \(escape(provider))</button></form>
