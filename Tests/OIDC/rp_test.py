@@ -65,12 +65,15 @@ class Server:
         os.chmod(os.path.join(self.work, "portal.secret"), 0o600)
         port = free_port()
         self.base = f"http://127.0.0.1:{port}"
+        # Apache's port, chosen now: its post-logout page is registered here, string for string.
+        self.apache_port = free_port()
+        self.signed_out = f"http://127.0.0.1:{self.apache_port}/signed-out.html"
         config = {
             "public_url": self.base, "store": store,
             "apps": {APP: {"providers": {"local-userpass": {"auto_confirm": True, "min_password_length": 8}}}},
             "clients": {
                 "portal": {"app": APP, "name": "Portal", "secret_file": "portal.secret", "first_party": True,
-                           "redirect_uris": [AUTHLIB_CB, APACHE_CB], "post_logout_redirect_uris": [self.base + "/bye"]},
+                           "redirect_uris": [AUTHLIB_CB, APACHE_CB], "post_logout_redirect_uris": [self.base + "/bye", self.signed_out]},
                 "spa": {"app": APP, "first_party": True, "redirect_uris": [AUTHLIB_CB]},
             },
         }
@@ -275,7 +278,7 @@ def refusals(server, browser):
 def apache_flow(server, work, user_id):
     dir = os.path.join(work, "apache")
     run = subprocess.run([os.path.join(OIDC, "apache-rp.sh"), "start", dir, server.base, "portal", secret_file(work)], capture_output=True,
-                         text=True, timeout=120)
+                         text=True, timeout=120, env={**os.environ, "APACHE_RP_PORT": str(server.apache_port)})
     check(run.returncode == 0, "Apache with mod_auth_openidc starts", run.stderr[-800:])
     page = run.stdout.strip().splitlines()[-1]
     try:
@@ -293,6 +296,21 @@ def apache_flow(server, work, user_id):
         check(info.status_code == 200, "its OIDCInfoHook answers", info.status_code)
         claims = info.json().get("id_token", {})
         check(claims.get("sub") == user_id and claims.get("email") == EMAIL, "and names the user the server signed in", claims)
+        # docs/oidc.md's logout link: mod_auth_openidc ends its session and sends the browser to the
+        # end-session endpoint with the ID token it kept; the server ends the OP session and sends it on.
+        r = browser.get(page + "redirect_uri?logout=" + urllib.parse.quote(server.signed_out, safe=""), allow_redirects=False, timeout=TIMEOUT)
+        end = r.headers.get("Location", "")
+        check(r.status_code == 302 and end.startswith(server.base + "/oauth/logout?"), "the logout link goes to the end-session endpoint",
+              (r.status_code, end[:200]))
+        ask = code_from(end)
+        check(ask.get("id_token_hint") and ask.get("post_logout_redirect_uri") == server.signed_out,
+              "with the ID token and the registered page", sorted(ask))
+        r = browser.get(end, allow_redirects=True, timeout=TIMEOUT)
+        check(r.status_code == 200 and r.url == server.signed_out and "signed out" in r.text, "the server sends the browser to the page",
+              (r.status_code, r.url))
+        r = browser.get(page, allow_redirects=True, timeout=TIMEOUT)
+        check(r.status_code == 200 and "/oauth/login?flow=" in r.url and 'name="password"' in r.text,
+              "the next visit shows the login page (no silent sign-in from the ended OP session)", (r.status_code, r.url))
     finally:
         subprocess.run([os.path.join(OIDC, "apache-rp.sh"), "stop", dir], capture_output=True, timeout=60)
 

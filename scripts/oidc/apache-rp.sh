@@ -8,6 +8,9 @@
 #       writes DIR/apache.conf and starts Apache; prints the protected page's URL
 #       (http://127.0.0.1:PORT/protected/). The client's redirect URI, to register in the
 #       issuer's config, is http://127.0.0.1/protected/redirect_uri (a loopback host: any port).
+#       It also serves http://127.0.0.1:PORT/signed-out.html, the page a logout lands on (register
+#       it in the client's post_logout_redirect_uris, port included); APACHE_RP_PORT=N picks PORT
+#       beforehand, so that the issuer's config can name that page before Apache starts.
 #   scripts/oidc/apache-rp.sh stop DIR
 #       stops that Apache and waits until its port is free.
 #   scripts/oidc/apache-rp.sh selftest
@@ -26,6 +29,9 @@
 #   4. GET  PAGE                       → 200, the page
 #   5. GET  http://127.0.0.1:PORT/protected/redirect_uri?info=json
 #        → {"id_token": {claims}, "userinfo": {…}, "access_token": "…", "session": {…}, …}
+#   6. GET  http://127.0.0.1:PORT/protected/redirect_uri?logout=http%3A%2F%2F127.0.0.1%3APORT%2Fsigned-out.html
+#        → 302 to ISSUER's end_session_endpoint with id_token_hint and post_logout_redirect_uri,
+#        → 302 to signed-out.html; the next GET PAGE asks the issuer's login page again
 #
 # Needs root for apt-get (scripts/oidc/deps.sh installs apache2 and libapache2-mod-auth-openidc);
 # Apache itself runs from DIR only (pid file, runtime dir, logs); as root its workers run as
@@ -46,8 +52,11 @@ start() {
     mkdir -p "$dir/htdocs/protected" "$dir/run"
     chmod 755 "$dir" "$dir/htdocs" "$dir/htdocs/protected"
     echo "the protected page" >"$dir/htdocs/protected/index.html"
-    chmod 644 "$dir/htdocs/protected/index.html"
-    port=$(oidc_free_port)
+    # Where a logout lands (outside /protected): register it in the client's post_logout_redirect_uris.
+    echo "signed out" >"$dir/htdocs/signed-out.html"
+    chmod 644 "$dir/htdocs/protected/index.html" "$dir/htdocs/signed-out.html"
+    # APACHE_RP_PORT: a port chosen beforehand (the server's config must name the post-logout page).
+    port=${APACHE_RP_PORT:-$(oidc_free_port)}
     passphrase=$(head -c 24 /dev/urandom | base64)
     {
         echo "ServerName 127.0.0.1"
