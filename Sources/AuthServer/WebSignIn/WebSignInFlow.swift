@@ -70,10 +70,19 @@ extension SessionStore {
     /// - Returns: the `state` to send upstream.
     /// - Throws: `internal_error` (random generator), `store_unavailable`.
     func startWebSignIn(_ flow: WebSignInFlow, method: String, app: String) async throws -> String {
+        try await storeFlow(flow, purpose: .webSignIn, method: method, app: app, created: flow.created, lifetime: WebSignInFlow.lifetime)
+    }
+
+    /// Stores `record` of `method` for `app` as a one-time token of `purpose`, `lifetime` seconds
+    /// from `created`: the handle (`TOKEN.APP`) that names it.
+    /// - Throws: `internal_error` (random generator), `store_unavailable`.
+    func storeFlow(_ record: some Encodable & Sendable, purpose: OneTimeTokenPurpose, method: String, app: String, created: Int64, lifetime: Int64)
+        async throws -> String
+    {
+        let payload = try OIDCPayload.encode(record)
         let issued = try await transaction { tx in
             try await tx.issueOneTimeToken(
-                purpose: .webSignIn, app: app, subject: method, payload: try OIDCPayload.encode(flow), createdAt: flow.created,
-                expiresAt: flow.created + WebSignInFlow.lifetime)
+                purpose: purpose, app: app, subject: method, payload: payload, createdAt: created, expiresAt: created + lifetime)
         }
         return WebSignInFlow.handle(token: issued.token, app: app)
     }

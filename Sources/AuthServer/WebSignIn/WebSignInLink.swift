@@ -41,12 +41,7 @@ extension SessionStore {
     /// - Returns: the handle the confirmation page's URL names.
     /// - Throws: `internal_error` (random generator), `store_unavailable`.
     func startWebSignInLink(_ link: WebSignInLinkFlow, method: String, app: String) async throws -> String {
-        let issued = try await transaction { tx in
-            try await tx.issueOneTimeToken(
-                purpose: .webSignInLink, app: app, subject: method, payload: try OIDCPayload.encode(link), createdAt: link.created,
-                expiresAt: link.created + WebSignInLinkFlow.lifetime)
-        }
-        return WebSignInFlow.handle(token: issued.token, app: app)
+        try await storeFlow(link, purpose: .webSignInLink, method: method, app: app, created: link.created, lifetime: WebSignInLinkFlow.lifetime)
     }
 
     /// The live (unused, unexpired) link `handle` names, read without spending it (the page), with
