@@ -119,7 +119,8 @@ check-memory: deps
 # The hosted confirm and reset pages (Tests/Browser/pages_test.py), the OpenID Provider's login and
 # consent pages (Tests/Browser/oidc_test.py) and their passkey buttons with Chromium's WebAuthn and
 # WebDriver's virtual authenticator (Tests/Browser/passkey_test.py, SQLite and a throwaway PostgreSQL),
-# and pages on other origins calling the server as realm-web and a single-page app do (Tests/Browser/cors_test.py)
+# pages on other origins calling the server as realm-web and a single-page app do (Tests/Browser/cors_test.py),
+# and login CSRF of web sign-in, the attacker's provider answers opened in the victim's Chromium (Tests/Browser/login_csrf_test.py)
 # in headless Chromium, against the tokentool that `make test` built (the AddressSanitizer one; leaks
 # are the suite's to find, not this UI test's). A screenshot of each state lands in browser-out/.
 browser-test: deps
@@ -128,7 +129,8 @@ browser-test: deps
 	ASAN_OPTIONS=detect_leaks=0 python3 Tests/Browser/pages_test.py "$$bin" browser-out && \
 	ASAN_OPTIONS=detect_leaks=0 python3 Tests/Browser/oidc_test.py "$$bin" browser-out && \
 	ASAN_OPTIONS=detect_leaks=0 python3 Tests/Browser/passkey_test.py "$$bin" browser-out && \
-	ASAN_OPTIONS=detect_leaks=0 python3 Tests/Browser/cors_test.py "$$bin" browser-out
+	ASAN_OPTIONS=detect_leaks=0 python3 Tests/Browser/cors_test.py "$$bin" browser-out && \
+	ASAN_OPTIONS=detect_leaks=0 python3 Tests/Browser/login_csrf_test.py "$$bin" browser-out
 
 # The server's OpenAPI document (GET /openapi.json) against the server itself (Tests/OpenAPI/check_openapi.py):
 # openapi-spec-validator checks the document, then schemathesis runs from it against a live tokentool serve on

@@ -35,7 +35,8 @@ let info: JSONObject = [
         "token_url": .string(standIn.googleTokenURL), "code": "standin-google-code",
     ]),
     "apple": .object([
-        "client_id": .string(s.appleClientID), "team_id": .string(s.appleTeamID), "key_id": .string(s.appleKeyID),
+        "client_id": .string(s.appleClientID), "web_client_id": .string(s.appleWebClientID), "team_id": .string(s.appleTeamID),
+        "key_id": .string(s.appleKeyID),
         "jwks": .string(standIn.appleJWKSURL), "token_url": .string(standIn.appleTokenURL), "revoke_url": .string(standIn.appleRevokeURL),
         "code": "standin-apple-code",
     ]),

@@ -1,22 +1,56 @@
+import Hummingbird
 import JOSE
-import Sessions
 
-extension AuthServer {
-    /// The refresh grant (RFC 6749 §6) of `/oauth/token`: the token's own app issues the new
-    /// access token, rotating the refresh token when that app has `refresh_rotation` and
-    /// returning the same one otherwise. A public client may refresh only its own app's tokens
-    /// (`invalid_grant` otherwise, nothing spent); a `clients` entry any app's.
-    /// - Returns: the app id and the token pair.
-    /// - Throws: ``OAuthError`` `invalid_grant`; Sessions' refusals (mapped by ``OAuthEndpoint``).
-    func oauthRefresh(_ token: String, caller: OAuthCaller) async throws -> (app: String, tokens: TokenPair) {
-        do {
-            let pair = try await refreshInItsApp(token) { app in
-                if case .publicApp(let id) = caller { return id == app }
-                return true
-            }
-            return (pair.clientID, pair)
-        } catch let e as TokenError where e.code == .invalidGrant {
-            throw OAuthError.invalidGrant("the refresh token was issued to another client")
+/// A token request as a grant gets it: the form, the caller the table authenticated, and the
+/// OpenID Connect client that caller is (`nil` for a `clients` entry without redirect URIs or a
+/// public app's id).
+struct GrantRequest: Sendable {
+    let form: OAuthForm
+    let caller: OAuthCaller
+    let oidcClient: OIDCClientConfig?
+    let context: AuthRequestContext
+}
+
+/// One grant of `POST /oauth/token` (RFC 6749 §4 and §6): its `grant_type`, whether a config
+/// advertises it, and its answer. A grant is one file with one type conforming to this and one line in
+/// ``OAuthGrants/standard``; the token endpoint's dispatch, its refusal of any other
+/// `grant_type`, discovery's `grant_types_supported` and the OpenAPI document's `grant_type`
+/// come from that list.
+protocol OAuthGrant: Sendable {
+    /// Its `grant_type` value.
+    static var grantType: String { get }
+    /// Whether a server of `config` lists it (discovery, the refusal of other types): the
+    /// authorization code once OpenID Connect clients exist. A request naming a grant is answered
+    /// by that grant either way (the authorization code refuses any caller but such a client).
+    static func isAdvertised(by config: ServerConfig) -> Bool
+    /// Made once when the server starts.
+    init(server: AuthServer)
+    /// The token response, or an ``OAuthError`` (or a Sessions refusal ``OAuthEndpoint`` maps).
+    func answer(_ request: GrantRequest) async throws -> Response
+}
+
+/// The grants of the token endpoint.
+enum OAuthGrants {
+    /// Every grant, in the order discovery lists them.
+    static let standard: [any OAuthGrant.Type] = [AuthorizationCodeGrant.self, RefreshTokenGrant.self]
+
+    /// The `grant_type`s a server of `config` lists, in ``standard``'s order.
+    static func names(offeredBy config: ServerConfig) -> [String] {
+        standard.filter { $0.isAdvertised(by: config) }.map { $0.grantType }
+    }
+
+    /// Every grant, made for `server`, by `grant_type`.
+    static func make(for server: AuthServer) -> [String: any OAuthGrant] {
+        var grants: [String: any OAuthGrant] = [:]
+        for grant in standard { grants[grant.grantType] = grant.init(server: server) }
+        return grants
+    }
+
+    /// The refusal of any other `grant_type`, naming those `offered`.
+    static func unsupported(offered: [String]) -> OAuthError {
+        guard let last = offered.last, offered.count > 1 else {
+            return OAuthError.unsupportedGrantType("only the \(offered.first ?? "refresh_token") grant is supported")
         }
+        return OAuthError.unsupportedGrantType("the grant_type must be " + offered.dropLast().joined(separator: ", ") + " or " + last)
     }
 }

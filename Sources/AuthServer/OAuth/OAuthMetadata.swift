@@ -5,7 +5,8 @@ import Sessions
 enum OAuthMetadata {
     /// RFC 8414 §2 metadata, also served as `openid-configuration`. No authorization endpoint
     /// exists, so `response_types_supported` is empty and no OpenID Provider member is claimed.
-    static func document(publicURL: String) -> JSONObject {
+    /// `grants`: the `grant_type`s offered (``OAuthGrants/names(offeredBy:)``).
+    static func document(publicURL: String, grants: [String]) -> JSONObject {
         let both: JSONValue = ["none", "client_secret_basic"]
         return [
             "issuer": .string(publicURL),
@@ -13,7 +14,7 @@ enum OAuthMetadata {
             "token_endpoint": .string(publicURL + "/oauth/token"),
             "introspection_endpoint": .string(publicURL + "/oauth/introspect"),
             "revocation_endpoint": .string(publicURL + "/oauth/revoke"),
-            "grant_types_supported": ["refresh_token"],
+            "grant_types_supported": .array(grants.map { .string($0) }),
             "response_types_supported": [],
             "token_endpoint_auth_methods_supported": both,
             "revocation_endpoint_auth_methods_supported": both,

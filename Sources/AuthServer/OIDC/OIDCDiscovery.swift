@@ -18,7 +18,7 @@ public enum OIDCDiscovery {
     /// members as the OAuth endpoints have them.
     public static func document(_ config: ServerConfig) -> JSONObject {
         let base = config.publicURL
-        var o = OAuthMetadata.document(publicURL: base)
+        var o = OAuthMetadata.document(publicURL: base, grants: OAuthGrants.names(offeredBy: config))
         o["issuer"] = .string(config.issuer)
         o["authorization_endpoint"] = .string(base + authorizationPath)
         o["userinfo_endpoint"] = .string(base + userinfoPath)
@@ -26,7 +26,6 @@ public enum OIDCDiscovery {
         o["scopes_supported"] = .array(OIDCClientConfig.knownScopes.map(JSONValue.string))
         o["response_types_supported"] = ["code"]
         o["response_modes_supported"] = ["query"]
-        o["grant_types_supported"] = ["authorization_code", "refresh_token"]
         o["subject_types_supported"] = ["public"]
         o["id_token_signing_alg_values_supported"] = .array(OIDCClientConfig.idTokenAlgorithms.map { .string($0.rawValue) })
         o["token_endpoint_auth_methods_supported"] = .array(OIDCClientConfig.AuthMethod.allCases.map { .string($0.rawValue) })

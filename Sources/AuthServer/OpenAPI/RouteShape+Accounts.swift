@@ -56,7 +56,7 @@ extension RouteShape {
                 summary: "The refresh grant (RFC 6749 §6), and for OpenID Connect clients the authorization code grant",
                 body: .form(
                     S.object(
-                        ["grant_type": S.oneOf(["refresh_token", "authorization_code"])],
+                        ["grant_type": S.oneOf(OAuthGrants.standard.map { $0.grantType })],
                         optional: [
                             "refresh_token": .string, "code": .string, "redirect_uri": .string, "code_verifier": .string,
                             "client_id": .string(description: "a public client: the app id or the OpenID Connect client id"),

@@ -56,7 +56,7 @@ extension RouteShape {
                 summary: "The link page's button: to the provider's sign-in, bound to this browser",
                 query: [("flow", .string, "the link's handle")], body: .form(S.object([:], optional: [OIDCPages.csrfField: .string])),
                 bodyRequired: false,
-                answers: [Answer(status: 302, description: "to the provider's sign-in", payload: .none, headers: redirect)], pages: [400, 403]),
+                answers: [Answer(status: 302, description: "to the provider's sign-in", payload: .none, headers: redirect)], pages: [400]),
             key("GET", "/oauth/callback/:provider"): callback,
             key("POST", "/oauth/callback/:provider"): posted,
         ]

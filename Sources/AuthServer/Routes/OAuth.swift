@@ -2,7 +2,7 @@ import Hummingbird
 import JOSE
 import Sessions
 
-/// The OAuth 2.0 endpoints (docs/oauth.md): the JWKS, RFC 8414 metadata, the refresh grant, RFC 7662
+/// The OAuth 2.0 endpoints (docs/oauth.md): the JWKS, RFC 8414 metadata, the token endpoint's grants, RFC 7662
 /// introspection and RFC 7009 revocation. Each route decodes the form, calls Sessions, encodes;
 /// errors are RFC 6749 §5.2 bodies (``OAuthEndpoint/respond(_:)``). The table reads the form and
 /// authenticates the client before the handler runs.
@@ -12,25 +12,24 @@ struct OAuthRoutes: Sendable {
     let appIDs: Set<String>
     let metadataDocument: JSONObject
     let metadataHeaders: HTTPFields
-    /// ``AuthServer/oauthRefresh(_:caller:)``.
-    let refresh: @Sendable (String, OAuthCaller) async throws -> (app: String, tokens: TokenPair)
-    /// The OpenID Connect clients, and their grants (``AuthServer/oidcCodeGrant(_:client:)``, ``AuthServer/oidcRefreshGrant(_:client:)``).
+    /// The OpenID Connect clients, by id.
     let oidcClients: [String: OIDCClientConfig]
-    let codeGrant: @Sendable (OAuthForm, OIDCClientConfig) async throws -> Response
-    let oidcRefresh: @Sendable (String, OIDCClientConfig) async throws -> Response
+    /// The grants this config offers (``OAuthGrants``), by `grant_type`, and their names in order.
+    let grants: [String: any OAuthGrant]
+    let grantNames: [String]
     static let jwksHeaders: HTTPFields = [.cacheControl: "public, max-age=300"]
 
     init(server: AuthServer) {
         service = server.service
         appIDs = Set(server.apps.keys)
         // An OpenID Provider's discovery document once OpenID Connect clients exist (at both paths).
+        grantNames = OAuthGrants.names(offeredBy: server.config)
         metadataDocument =
-            server.config.oidcClients.isEmpty ? OAuthMetadata.document(publicURL: server.config.publicURL) : OIDCDiscovery.document(server.config)
+            server.config.oidcClients.isEmpty
+            ? OAuthMetadata.document(publicURL: server.config.publicURL, grants: grantNames) : OIDCDiscovery.document(server.config)
         metadataHeaders = server.config.oidcClients.isEmpty ? [:] : [.cacheControl: OIDCDiscovery.cacheControl]
-        refresh = { try await server.oauthRefresh($0, caller: $1) }
         oidcClients = server.config.oidcClients
-        codeGrant = { try await server.oidcCodeGrant($0, client: $1) }
-        oidcRefresh = { try await server.oidcRefreshGrant($0, client: $1) }
+        grants = OAuthGrants.make(for: server)
     }
 
     func jwks(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
@@ -44,30 +43,13 @@ struct OAuthRoutes: Sendable {
         JSONResponse.make(status: 200, .object(metadataDocument), headers: metadataHeaders)
     }
 
-    /// The refresh grant, and for OpenID Connect clients the authorization code grant.
+    /// The grant the form names (``OAuthGrants``), for the authenticated caller.
     func token(_ form: OAuthForm, _ caller: OAuthCaller, _ context: AuthRequestContext) async throws -> Response {
-        guard let grant = form.optional("grant_type") else { throw OAuthError.invalidRequest("the grant_type parameter is missing") }
+        guard let grantType = form.optional("grant_type") else { throw OAuthError.invalidRequest("the grant_type parameter is missing") }
         let oidcClient: OIDCClientConfig? = if case .oidcClient(let id) = caller { oidcClients[id] } else { nil }
         if let oidcClient { context.app = oidcClient.app }
-        switch grant {
-        case "authorization_code":
-            guard let oidcClient else { throw OAuthError.unauthorizedClient("the authorization_code grant is for OpenID Connect clients") }
-            return try await codeGrant(form, oidcClient)
-        case "refresh_token":
-            break
-        default:
-            throw OAuthError.unsupportedGrantType(
-                oidcClients.isEmpty ? "only the refresh_token grant is supported" : "the grant_type must be authorization_code or refresh_token")
-        }
-        let token = try form.required("refresh_token", maxBytes: 256)
-        if let oidcClient { return try await oidcRefresh(token, oidcClient) }
-        let (appID, pair) = try await refresh(token, caller)
-        context.app = appID
-        return JSONResponse.ok(
-            [
-                "access_token": .string(pair.accessToken), "token_type": .string(pair.tokenType),
-                "expires_in": .int(pair.expiresIn), "refresh_token": .string(pair.refreshToken),
-            ], noStore: true)
+        guard let grant = grants[grantType] else { throw OAuthGrants.unsupported(offered: grantNames) }
+        return try await grant.answer(GrantRequest(form: form, caller: caller, oidcClient: oidcClient, context: context))
     }
 
     func introspect(_ form: OAuthForm, _ caller: OAuthCaller, _ context: AuthRequestContext) async throws -> Response {

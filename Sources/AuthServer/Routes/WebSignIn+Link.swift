@@ -12,7 +12,7 @@ import Sessions
 /// 2. `GET /oauth/link?flow=HANDLE`: the page names the account the identity will join and binds
 ///    itself to the browser (``FlowBinding``); its button posts to the same URL with a CSRF token.
 /// 3. `POST /oauth/link?flow=HANDLE`: the link is spent and the provider's flow begins, bound to
-///    that browser; the callback joins the identity (``finishLink(_:_:_:flow:app:)``).
+///    that browser (another browser's or site's post is the 400 page); the callback joins the identity (``finishLink(_:_:_:flow:app:)``).
 extension WebSignInRoutes {
     static let linkPath = "/oauth/link"
 
@@ -77,10 +77,10 @@ extension WebSignInRoutes {
         guard let binding, sameOrigin,
             OIDCCSRF.matches(fields[OIDCPages.csrfField], expected: WebSignInLinkFlow.csrf(token: pending.token, binding: binding))
         else {
+            // Another browser's post (the binding cookie missing or another), or another site's: the
+            // error page, as for the hosted login's forms; the link stays for its own browser.
             server.logger.info("web sign-in link refused", metadata: ["app": .string(pending.app.config.id), "code": "foreign_form"])
-            let bound = try FlowBinding.value(for: cookies, kind: .webSignIn, secure: secureCookie)
-            return try await page(
-                pending, csrf: WebSignInLinkFlow.csrf(token: pending.token, binding: bound.value), setCookie: bound.setCookie, status: 403)
+            return Self.errorPage(Self.foreignLink, app: nil)
         }
         let now = Int64(pending.app.sessions.configuration.clock.now().timeIntervalSince1970)
         guard try await server.store.spendWebSignInLink(token: pending.token, app: pending.app.config.id, at: now) else {
@@ -126,6 +126,7 @@ extension WebSignInRoutes {
     }
 
     static let expiredLink = "This link request has expired or was already used. Go back to the app and start again."
+    static let foreignLink = "This confirmation came from another browser or another site. Go back to the app and start again here."
 
     /// A live link the request's `flow` names, with its app and (still web-capable) method, its
     /// session still live; `nil` otherwise.
@@ -149,7 +150,7 @@ extension WebSignInRoutes {
 
     /// The confirmation page, its form allowed to lead to the provider (the post's answer is a
     /// redirect there, which `form-action` governs).
-    private func page(_ pending: PendingLink, csrf: String, setCookie: String, status: Int = 200) async throws -> Response {
+    private func page(_ pending: PendingLink, csrf: String, setCookie: String) async throws -> Response {
         let account = try await MFARoutes.email(of: pending.link.userID, sessions: pending.app.sessions)
         let methodName = type(of: pending.method).name
         let provider = OIDCPages.WebSignInProvider(rawValue: methodName)
@@ -162,6 +163,6 @@ extension WebSignInRoutes {
         for (name, value) in OIDCPages.headers(redirectURI: upstream) { if let n = HTTPFields.Element.Name(name) { headers[n] = value } }
         headers[.setCookie] = setCookie
         return Response(
-            status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page.render())))
+            status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page.render())))
     }
 }

@@ -1,0 +1,19 @@
+import Hummingbird
+
+/// `grant_type=authorization_code` (RFC 6749 §4.1.3, OIDC Core §3.1.3), listed once OpenID
+/// Connect clients exist, for them alone: the exchange is ``AuthServer/oidcCodeGrant(_:client:)``.
+struct AuthorizationCodeGrant: OAuthGrant {
+    static let grantType = "authorization_code"
+    static func isAdvertised(by config: ServerConfig) -> Bool { !config.oidcClients.isEmpty }
+
+    let server: AuthServer
+
+    init(server: AuthServer) { self.server = server }
+
+    func answer(_ request: GrantRequest) async throws -> Response {
+        guard let client = request.oidcClient else {
+            throw OAuthError.unauthorizedClient("the authorization_code grant is for OpenID Connect clients")
+        }
+        return try await server.oidcCodeGrant(request.form, client: client)
+    }
+}
