@@ -5,7 +5,7 @@ import ProviderStandIn
 import Testing
 
 /// Linking through the redirect flow as realm-web's `linkCredentials` with a redirect credential
-/// does it (SERVER.md, "Web sign-in"), over HTTP on 127.0.0.1 against the stand-in providers:
+/// does it (docs/oidc.md, "Linking through realm-web's flow"), over HTTP on 127.0.0.1 against the stand-in providers:
 /// the start with the user's access token answers 200 with `X-BAAS-Location` naming the hosted
 /// confirmation page; the page names the account; only its own browser's post goes on; the
 /// callback joins the identity and ends at `#_baas_link=ok`. Every refused start is JSON.

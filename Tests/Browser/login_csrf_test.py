@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Browser test of login CSRF in web sign-in (SERVER.md, "Flows are bound to the browser that starts
-them"; docs/oidc.md, "The browser session and the hosted pages"), in headless Chromium.
+"""Browser test of login CSRF in web sign-in (docs/oidc.md, "The browser session and the hosted
+pages": flows are bound to the browser that starts them), in headless Chromium.
 
 `tokentool serve` runs on 127.0.0.1 with the stand-in providers (`provider-standin`, built beside
 tokentool) as Google and Apple, an app with email/password, Google and Apple, and a first-party

@@ -1,10 +1,10 @@
 import Hummingbird
 
-/// `grant_type=authorization_code` (RFC 6749 §4.1.3, OIDC Core §3.1.3), listed once OpenID
-/// Connect clients exist, for them alone: the exchange is ``AuthServer/oidcCodeGrant(_:client:)``.
+/// `grant_type=authorization_code` (RFC 6749 §4.1.3, OIDC Core §3.1.3), listed by an OpenID
+/// Provider, for its OpenID Connect clients alone: the exchange is ``AuthServer/oidcCodeGrant(_:client:)``.
 struct AuthorizationCodeGrant: OAuthGrant {
     static let grantType = "authorization_code"
-    static func isAdvertised(by config: ServerConfig) -> Bool { !config.oidcClients.isEmpty }
+    static func isAdvertised(by config: ServerConfig, provider: Bool) -> Bool { provider }
 
     let server: AuthServer
 

@@ -19,10 +19,11 @@ struct GrantRequest: Sendable {
 protocol OAuthGrant: Sendable {
     /// Its `grant_type` value.
     static var grantType: String { get }
-    /// Whether a server of `config` lists it (discovery, the refusal of other types): the
-    /// authorization code once OpenID Connect clients exist. A request naming a grant is answered
-    /// by that grant either way (the authorization code refuses any caller but such a client).
-    static func isAdvertised(by config: ServerConfig) -> Bool
+    /// Whether a server of `config` lists it (discovery, the refusal of other types); `provider`:
+    /// the server is an OpenID Provider (it has OpenID Connect clients, or the document asked for
+    /// is the provider's), which the authorization code needs. A request naming a grant is
+    /// answered by that grant either way (the authorization code refuses any caller but such a client).
+    static func isAdvertised(by config: ServerConfig, provider: Bool) -> Bool
     /// Made once when the server starts.
     init(server: AuthServer)
     /// The token response, or an ``OAuthError`` (or a Sessions refusal ``OAuthEndpoint`` maps).
@@ -34,9 +35,11 @@ enum OAuthGrants {
     /// Every grant, in the order discovery lists them.
     static let standard: [any OAuthGrant.Type] = [AuthorizationCodeGrant.self, RefreshTokenGrant.self]
 
-    /// The `grant_type`s a server of `config` lists, in ``standard``'s order.
-    static func names(offeredBy config: ServerConfig) -> [String] {
-        standard.filter { $0.isAdvertised(by: config) }.map { $0.grantType }
+    /// The `grant_type`s a server of `config` lists, in ``standard``'s order; `provider` as for
+    /// ``OAuthGrant/isAdvertised(by:provider:)`` (by default: whether it has OpenID Connect clients).
+    static func names(offeredBy config: ServerConfig, provider: Bool? = nil) -> [String] {
+        let provider = provider ?? !config.oidcClients.isEmpty
+        return standard.filter { $0.isAdvertised(by: config, provider: provider) }.map { $0.grantType }
     }
 
     /// Every grant, made for `server`, by `grant_type`.

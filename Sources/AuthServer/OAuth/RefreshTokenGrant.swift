@@ -7,7 +7,7 @@ import Sessions
 /// (``AuthServer/oauthRefresh(_:caller:)``).
 struct RefreshTokenGrant: OAuthGrant {
     static let grantType = "refresh_token"
-    static func isAdvertised(by config: ServerConfig) -> Bool { true }
+    static func isAdvertised(by config: ServerConfig, provider: Bool) -> Bool { true }
 
     let server: AuthServer
 

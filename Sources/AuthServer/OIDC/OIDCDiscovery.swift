@@ -18,7 +18,7 @@ public enum OIDCDiscovery {
     /// members as the OAuth endpoints have them.
     public static func document(_ config: ServerConfig) -> JSONObject {
         let base = config.publicURL
-        var o = OAuthMetadata.document(publicURL: base, grants: OAuthGrants.names(offeredBy: config))
+        var o = OAuthMetadata.document(publicURL: base, grants: OAuthGrants.names(offeredBy: config, provider: true))
         o["issuer"] = .string(config.issuer)
         o["authorization_endpoint"] = .string(base + authorizationPath)
         o["userinfo_endpoint"] = .string(base + userinfoPath)

@@ -69,7 +69,7 @@ extension OIDCAuthorizeRoutes {
         guard let session = try await liveSession(request, app: resumed.request.client.app), !session.amr.contains("mfa"),
             resumed.flow.hintedSubject == nil || resumed.flow.hintedSubject == session.userID,
             resumed.request.isFresh(session, flowStarted: resumed.flow.created, at: now),
-            try await needsSecondFactor(resumed.request, session)
+            try await secondFactorNeed(resumed.request, session).needed
         else { return nil }
         let first = Authentication(
             userID: session.userID, methods: OPSession.methods(reproducing: session.amr), time: Date(timeIntervalSince1970: Double(session.authTime)))

@@ -71,10 +71,10 @@ struct OIDCAuthorizeRoutes: Sendable {
             if a.prompt.contains(.none) { return Self.redirect(a.error("login_required", "the user is not signed in", issuer: issuer).location) }
             return try await startFlow(a, hintedSubject: hinted, request, context, at: time, page: Self.loginPath)
         }
-        if !session.amr.contains("mfa"), try await needsSecondFactor(a, session) {
+        if !session.amr.contains("mfa"), case let need = try await secondFactorNeed(a, session), need.needed {
             // A step-up, or a factor turned on since this browser signed in: the second factor is
             // asked for on the login page of a new flow.
-            guard try await server.app(a.client.app).sessions.hasSecondFactor(userID: session.userID) else {
+            guard need.available else {
                 return Self.redirect(a.error("unmet_authentication_requirements", "the user has no second factor", issuer: issuer).location)
             }
             if a.prompt.contains(.none) {
@@ -112,11 +112,12 @@ struct OIDCAuthorizeRoutes: Sendable {
         return Self.redirect(pageURL(page, handle), setCookie: bound.setCookie)
     }
 
-    /// `true` when a code for `a` on the one-factor OP `session` needs the second factor first:
-    /// `acr_values` asks for it, or the user has one (turned on after this browser signed in).
-    func needsSecondFactor(_ a: OIDCAuthorizationRequest, _ session: OPSession) async throws -> Bool {
-        if a.requiresMFA { return true }
-        return try await server.app(a.client.app).sessions.hasSecondFactor(userID: session.userID)
+    /// Whether a code for `a` on the one-factor OP `session` needs the second factor first
+    /// (`acr_values` asks for it, or the user has one, turned on after this browser signed in), and
+    /// whether the user has one to give: one read of the user's factors.
+    func secondFactorNeed(_ a: OIDCAuthorizationRequest, _ session: OPSession) async throws -> (needed: Bool, available: Bool) {
+        let available = try await server.app(a.client.app).sessions.hasSecondFactor(userID: session.userID)
+        return (a.requiresMFA || available, available)
     }
 
     /// `true` when the consent page must be shown: `prompt=consent`, or a third-party client the

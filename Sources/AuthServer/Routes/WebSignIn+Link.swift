@@ -4,7 +4,7 @@ import JOSE
 import Sessions
 
 /// Linking through the redirect flow, as realm-web's `linkCredentials` with a redirect credential
-/// does it (SERVER.md, "Web sign-in"):
+/// does it (docs/oidc.md, "Linking through realm-web's flow"):
 /// 1. `GET BASE/app/{app}/auth/providers/{provider}/login?redirect=&state=&link=true&providerRedirectHeader=true`
 ///    with the user's access token: the link is stored and the answer is 200 with
 ///    `X-BAAS-Location: PUBLIC_URL/oauth/link?flow=HANDLE` (realm-web opens it in a window);
