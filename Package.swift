@@ -99,7 +99,7 @@ if coreOnly {
         .target(
             name: "AuthServer",
             dependencies: [
-                "JOSE", "Identity", "Sessions", "SessionStoreSQLite", "SessionStorePostgres",
+                "JOSE", "Identity", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "AuthMiddleware",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

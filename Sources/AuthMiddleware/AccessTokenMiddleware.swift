@@ -168,13 +168,22 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
             let scopes = verified.claims["scope"]?.stringValue.map { $0.split(separator: " ").map(String.init) } ?? []
             let claims = try AccessTokenClaims(verified.claims)
             // The lane checks come after the signature: nothing the token says is read before it.
-            if let allowedClients, !allowedClients.contains(claims.clientID) {
-                logger.debug("access token refused", metadata: ["code": "client_not_allowed"])
-                throw BearerTokenError.invalidToken
-            }
-            if !requiredScopes.isSubset(of: scopes) {
-                logger.debug("access token refused", metadata: ["code": "insufficient_scope"])
-                throw BearerTokenError.insufficientScope(requiredScopes)
+            // They are the sign-in server's own (the key binding, the client, the scopes).
+            let requirement = AccessRequirement(clients: allowedClients.map { .only($0) } ?? .any, scopes: requiredScopes)
+            do {
+                try requirement.check(claims, app: claims.audience.first ?? "", presentedAs: .bearer)
+            } catch {
+                switch error.reason {
+                case .insufficientScope:
+                    logger.debug("access token refused", metadata: ["code": "insufficient_scope"])
+                    throw BearerTokenError.insufficientScope(requiredScopes)
+                case .wrongClient:
+                    logger.debug("access token refused", metadata: ["code": "client_not_allowed"])
+                    throw BearerTokenError.invalidToken
+                case .invalidToken, .sessionEnded, .keyBound:
+                    logger.debug("access token refused", metadata: ["code": "\(error.code.rawValue)"])
+                    throw BearerTokenError.invalidToken
+                }
             }
             return VerifiedAccess(scopes: scopes, claims: claims, claimSet: verified.claims, keyID: keyID)
         } catch let error as TokenError where error.code == .providerUnavailable {

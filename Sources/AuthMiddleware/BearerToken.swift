@@ -1,5 +1,5 @@
 public import Hummingbird
-import Sessions
+public import Sessions
 
 /// Why ``AccessTokenMiddleware`` refused a request, as RFC 6750 §3 words it.
 ///
@@ -21,6 +21,32 @@ public struct BearerTokenError: Error, HTTPResponseError, Sendable, Hashable {
         description: "the access token is invalid or expired")
     /// The scope the route needs (RFC 6750 §3 `scope`), for `insufficient_scope`; `nil` otherwise.
     public var scope: String? = nil
+    /// RFC 6750 §3 `realm`, first in the challenge when set (the sign-in server's own routes say
+    /// `tokentool`); `nil` leaves it out.
+    public var realm: String? = nil
+
+    /// A refusal of its own; `description` in RFC 6749's character set (others are left out of the answer).
+    public init(status: HTTPResponse.Status, code: String?, description: String, scope: String? = nil, realm: String? = nil) {
+        self.status = status
+        self.code = code
+        self.description = description
+        self.scope = scope
+        self.realm = realm
+    }
+
+    /// The answer to the one resource check's refusal (``SessionService/checkAccess(_:audiences:requirement:presentedAs:singleSpace:)``),
+    /// with its description: 403 `insufficient_scope` naming the required scopes, else 401 `invalid_token`.
+    public static func refused(_ refusal: AccessRefusal, realm: String? = nil) -> BearerTokenError {
+        switch refusal.reason {
+        case .insufficientScope:
+            var e = insufficientScope(refusal.requiredScopes)
+            e.description = refusal.description
+            e.realm = realm
+            return e
+        case .invalidToken, .sessionEnded, .wrongClient, .keyBound:
+            return BearerTokenError(status: .unauthorized, code: "invalid_token", description: refusal.description, realm: realm)
+        }
+    }
 
     /// A valid token without every scope the resource requires: 403 `insufficient_scope`, with
     /// the required scopes in `WWW-Authenticate`'s `scope` (RFC 6750 §3.1).
@@ -43,11 +69,19 @@ public struct BearerTokenError: Error, HTTPResponseError, Sendable, Hashable {
         if status == .unauthorized || status == .badRequest || status == .forbidden {
             // Scope tokens are NQCHAR without `"` or `\\` (RFC 6749 §3.3): safe inside the quotes.
             let scopeParameter = scope.map { ", scope=\"\($0)\"" } ?? ""
-            headers[.wwwAuthenticate] = code.map { "Bearer error=\"\($0)\", error_description=\"\(description)\"\(scopeParameter)" } ?? "Bearer"
+            let realmParameter = realm.map { "realm=\"\(Self.quotable($0))\"" }
+            let parameters = [realmParameter, code.map { "error=\"\($0)\", error_description=\"\(Self.quotable(description))\"\(scopeParameter)" }].compactMap { $0 }
+            headers[.wwwAuthenticate] = parameters.isEmpty ? "Bearer" : "Bearer " + parameters.joined(separator: ", ")
         }
         var body = "{\"error\":\"\(code ?? (status == .serviceUnavailable ? "temporarily_unavailable" : "invalid_request"))\""
-        body += ",\"error_description\":\"\(description)\"}"
+        body += ",\"error_description\":\"\(Self.quotable(description))\"}"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// `text` in RFC 6749's `error_description` characters (%x20-21 / %x23-5B / %x5D-7E): safe in a
+    /// quoted header parameter and a JSON string alike; any other character is left out.
+    static func quotable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { (0x20...0x7E).contains($0.value) && $0 != "\"" && $0 != "\\" }))
     }
 }
 

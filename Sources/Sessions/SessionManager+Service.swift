@@ -22,7 +22,7 @@ extension SessionManager {
     /// - Parameter audiences: the apps whose access tokens count (default: this app's audience).
     /// - Throws: `store_unavailable` and configuration errors only.
     public func introspect(_ token: String, audiences: Set<String> = []) async throws -> Introspection {
-        try await service.introspect(token, audiences: audiences.isEmpty ? [configuration.audience] : audiences)
+        try await service.introspect(token, audiences: audiences.isEmpty ? [configuration.audience] : audiences, singleSpace: configuration.app.isEmpty)
     }
 
     /// RFC 7009 revocation (``SessionService/revoke(_:by:audiences:reason:)``).

@@ -210,6 +210,16 @@ struct OAuthTests {
                 let a = try await s.form("/oauth/introspect", [("token", dead)], headers: [OAuthFixture.basic()])
                 #expect(a.status == 200 && a.object == ["active": false], "RFC 7662 §2.2: nothing but active")
             }
+            // A disabled user's tokens are inactive at once (the routes' own check), and live again once enabled.
+            let sessions = try #require(s.server.apps["rotating"]).sessions
+            try await sessions.setUserDisabled(id: signIn.userID, true)
+            for token in [signIn.tokens.accessToken, signIn.tokens.refreshToken] {
+                let a = try await s.form("/oauth/introspect", [("token", token)], headers: [OAuthFixture.basic()])
+                #expect(a.status == 200 && a.object == ["active": false], "a disabled user's token")
+            }
+            try await sessions.setUserDisabled(id: signIn.userID, false)
+            let again = try await s.form("/oauth/introspect", [("token", signIn.tokens.accessToken)], headers: [OAuthFixture.basic()])
+            #expect(again.object["active"] == true)
             // A signed-out session is inactive at once, access token included.
             try await s.server.apps["rotating"]!.sessions.revokeSession(id: signIn.tokens.sessionID)
             let after = try await s.form("/oauth/introspect", [("token", signIn.tokens.accessToken)], headers: [OAuthFixture.basic()])

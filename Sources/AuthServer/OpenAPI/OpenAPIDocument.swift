@@ -92,6 +92,7 @@ enum OpenAPIDocument {
         case .refresh: [[.refreshToken]]
         case .apiKey: [[.apiKey]]
         case .clientCredentials: [[.clientBasic], []]
+        case .resource: [[.accessToken], []]
         }
     }
 

@@ -14,6 +14,9 @@ struct RouteDescription: Sendable, Hashable {
         case apiKey = "api_key"
         /// OAuth client authentication (HTTP Basic or the body's `client_id`/`client_secret`).
         case clientCredentials = "client_credentials"
+        /// An access token of any client of an app, proved by the one resource check
+        /// (``RouteHandler/resource(_:_:)``), refused in RFC 6750's shape.
+        case resource
     }
 
     let method: HTTPRequest.Method

@@ -94,8 +94,8 @@ extension RouteTable {
         Row(.get, WebSignInRoutes.linkPath, "linkPage") { .plain($0.webSignIn.linkPage) },
         Row(.post, WebSignInRoutes.linkPath, "linkPageForm") { .plain($0.webSignIn.confirmLink) },
         // The OpenID Provider's token side (the token endpoint's grants above; discovery at openid-configuration).
-        Row(.get, "/oauth/userinfo", "userinfo") { .plain($0.userinfo.userinfo) },
-        Row(.post, "/oauth/userinfo", "userinfoPost") { .plain($0.userinfo.userinfo) },
+        Row(.get, "/oauth/userinfo", bearer: .resource, "userinfo") { .resource(OIDCUserinfoRoutes.requirement, $0.userinfo.userinfo) },
+        Row(.post, "/oauth/userinfo", bearer: .resource, "userinfoPost") { .resource(OIDCUserinfoRoutes.requirement, $0.userinfo.userinfo) },
         Row(.get, "/oauth/logout", "endSession") { .plain($0.logout.logout) },
         Row(.post, "/oauth/logout", "endSessionPost") { .plain($0.logout.logout) },
         Row(.get, "/openapi.json", "openAPIDocument") { .plain($0.openAPI.document) },  // this table, as OpenAPI 3.1

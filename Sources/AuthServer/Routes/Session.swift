@@ -48,9 +48,17 @@ struct SessionRoutes: Sendable {
         case .ended(let session), .reused(let session):
             context.app = session.clientID
         case .unknown:
-            if (try? await service.verifyAccessToken(token, audiences: appIDs, checkSession: false)) != nil {
-                throw TokenError(.invalidSession, "logout takes the session's refresh token, not an access token")
+            // An access token of ours, live or not (a refusal past its signature still names one).
+            let isAccessToken: Bool
+            do {
+                _ = try await service.checkAccess(token, audiences: appIDs)
+                isAccessToken = true
+            } catch let refusal as AccessRefusal {
+                isAccessToken = refusal.reason != .invalidToken
+            } catch {
+                isAccessToken = false
             }
+            if isAccessToken { throw TokenError(.invalidSession, "logout takes the session's refresh token, not an access token") }
         }
         return JSONResponse.noContent()
     }

@@ -40,28 +40,17 @@ struct BearerCheck: Sendable {
     }
 
     private func access(_ token: String) async throws -> AuthenticatedSession {
-        // The apps share the store, its key ring and the issuer: one verifier accepts the tokens of
-        // every app, and the *verified* `aud` names the app (nothing read from the token before that).
-        let claims: AccessTokenClaims
+        // The apps share the store, its key ring and the issuer: the one resource check accepts the
+        // tokens of every app, and the *verified* `aud` names the app (nothing read from the token
+        // before that). An OpenID Connect client's token names its app in `aud` too: its
+        // `client_id` says whose it is, and relying parties manage nothing of the account here.
+        let access: ResourceAccess
         do {
-            claims = try await server.service.verifyAccessToken(token, audiences: server.appIDs, checkSession: false)
-        } catch let e as TokenError where e.code.rejectsToken {
-            throw TokenError(.invalidSession, "the access token is not valid: \(e.code.rawValue)")
+            access = try await server.service.checkAccess(token, audiences: server.appIDs, requirement: .appSession)
+        } catch let refusal as AccessRefusal {
+            throw TokenError(.invalidSession, refusal.description)
         }
-        guard let appID = claims.audience.first(where: { server.apps[$0] != nil }), let app = server.apps[appID] else {
-            throw TokenError(.invalidSession, "the access token is not one this server issued")
-        }
-        // An OpenID Connect client's token names its app in `aud` too: its `client_id` (verified) says
-        // whose it is, and relying parties manage nothing of the account through these routes.
-        guard claims.clientID == appID else {
-            throw TokenError(.invalidSession, "this access token was issued to an OpenID Connect client, not to an App Services session")
-        }
-        guard let sid = claims.sessionID else { throw TokenError(.invalidSession, "the access token has no session") }
-        // The live check, against the store on every request (never cached): two reads.
-        guard try await app.sessions.isLive(claims) else {
-            throw TokenError(.invalidSession, "the session of this access token has ended, or its user is gone or disabled")
-        }
-        return AuthenticatedSession(kind: .access, app: appID, userID: claims.subject, sessionID: sid, refreshToken: nil)
+        return AuthenticatedSession(kind: .access, app: access.app, userID: access.userID, sessionID: access.sessionID, refreshToken: nil)
     }
 
     private func refresh(_ token: String) async throws -> AuthenticatedSession {

@@ -1,3 +1,4 @@
+import AuthMiddleware
 import Hummingbird
 import JOSE
 import Sessions
@@ -85,6 +86,15 @@ struct RouteTable {
                     return try await handle(form, caller, context)
                 }
             }
+        case .resource(let requirement, let handle):
+            run = { request, context in
+                do {
+                    let access = try await ResourceCheck(server: server).access(of: request, requirement: requirement, context: context)
+                    return try await handle(request, context, access)
+                } catch let refusal as BearerTokenError {
+                    return try refusal.response(from: request, context: context)
+                }
+            }
         case .checked(let handle):
             let optionalAccess = row.bearer == .optionalAccess
             run = { request, context in
@@ -131,6 +141,10 @@ enum RouteHandler: Sendable {
     /// `clients` entry, or unless `requireSecret` a public client's `client_id`); errors in the
     /// OAuth shape (``OAuthEndpoint/respond(_:)``).
     case client(requireSecret: Bool, @Sendable (OAuthForm, OAuthCaller, AuthRequestContext) async throws -> Response)
+    /// After the one resource check (``ResourceCheck``) proved an access token of any client of
+    /// an app that meets `requirement`; refusals in RFC 6750's shape (``BearerTokenError``). For
+    /// OpenID Connect resources (userinfo); the row's bearer is `resource`.
+    case resource(AccessRequirement, @Sendable (Request, AuthRequestContext, ResourceAccess) async throws -> Response)
     /// In two steps with the row's throttles between them (see ``RouteHandler/checked(_:then:)``);
     /// on a row whose bearer is `optionalAccess`, with ``AuthRequestContext/session`` set as for
     /// ``optionalUser(_:)``.

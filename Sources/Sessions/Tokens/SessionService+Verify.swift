@@ -36,20 +36,23 @@ extension SessionService {
     ///   the store are introspected.
     /// - Throws: `store_unavailable` and configuration errors only (`invalid_configuration` for an
     ///   access token and an empty `audiences`).
-    public func introspect(_ token: String, audiences: Set<String>) async throws -> Introspection {
+    /// - Parameter singleSpace: as ``checkAccess(_:audiences:requirement:presentedAs:singleSpace:)``'s.
+    public func introspect(_ token: String, audiences: Set<String>, singleSpace: Bool = false) async throws -> Introspection {
         if RefreshToken.looksLikeRefreshToken(token) {
             let hash = RefreshToken.hash(token)
             let now = configuration.now
-            let found: (RefreshTokenRecord, SessionRecord)? = try await store.transaction { tx in
+            let found: (RefreshTokenRecord, SessionRecord, UserRecord?)? = try await store.transaction { tx in
                 guard let t = try await tx.refreshToken(hash: hash), let f = try await tx.session(id: t.sessionID, forUpdate: false) else {
                     return nil
                 }
-                return (t, f)
+                return (t, f, try await tx.user(id: f.userID))
             }
-            guard let (record, session) = found else {
+            guard let (record, session, user) = found else {
                 return .inactive(TokenError(.invalidRefreshToken, "refresh token is not known to this store"))
             }
             if session.revokedAt != nil { return .inactive(TokenError(.refreshTokenRevoked, "session was revoked")) }
+            // A disabled user's tokens are refused everywhere at once: introspection included.
+            guard let user, user.disabledAt == nil else { return .inactive(TokenError(.userDisabled, "the user is disabled or gone")) }
             if !session.isLive(at: now) { return .inactive(TokenError(.refreshTokenExpired, "session expired")) }
             if record.usedAt != nil { return .inactive(TokenError(.refreshTokenReused, "refresh token was already used")) }
             var o = JSONObject()
@@ -65,7 +68,8 @@ extension SessionService {
             return Introspection(active: true, response: o, reason: nil)
         }
         do {
-            let c = try await verifyAccessToken(token, audiences: audiences, checkSession: true)
+            // The resources' own check: the session live, its user present, enabled and of the app.
+            let c = try await checkAccess(token, audiences: audiences, presentedAs: .inspected, singleSpace: singleSpace).claims
             var o = JSONObject()
             o["active"] = true
             o["token_type"] = "access_token"
@@ -78,9 +82,10 @@ extension SessionService {
             o["jti"] = .string(c.jwtID)
             if let sid = c.sessionID { o["sid"] = .string(sid) }
             if let scope = c.scope { o["scope"] = .string(scope) }
+            if let jkt = c.keyThumbprint { o["cnf"] = .object(["jkt": .string(jkt)]) }
             return Introspection(active: true, response: o, reason: nil)
-        } catch let e as TokenError where e.code.rejectsToken {
-            return .inactive(e)
+        } catch let refusal as AccessRefusal {
+            return .inactive(refusal.tokenError)
         }
     }
 }

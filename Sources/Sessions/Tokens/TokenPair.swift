@@ -47,6 +47,9 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
     public var amr: [String]?
     /// `acr` of the session's sign-in (``SessionSignIn/acr``), beside ``amr``.
     public var acr: String?
+    /// RFC 9449 §6.1 `cnf.jkt`: the thumbprint of the key the token is bound to; `nil` for a
+    /// bearer token. A token with a `cnf` is never accepted as a bearer token.
+    public var keyThumbprint: String?
 
     public init(
         issuer: String, subject: String, audience: [String], expiresAt: Int64, issuedAt: Int64, jwtID: String,
@@ -93,6 +96,13 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
         scope = claims["scope"]?.stringValue
         amr = claims["amr"]?.arrayValue.map { $0.compactMap(\.stringValue) }
         acr = claims["acr"]?.stringValue
+        if let cnf = claims["cnf"] {
+            // A confirmation this code cannot read still binds the token: refuse it, never drop it.
+            guard let jkt = cnf.objectValue?["jkt"]?.stringValue, !jkt.isEmpty else {
+                throw TokenError(.invalidClaim, "access token's \"cnf\" needs a string \"jkt\"", claim: "cnf")
+            }
+            keyThumbprint = jkt
+        }
     }
 
     var claimSet: ClaimSet {
@@ -109,6 +119,7 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
         if let scope { c["scope"] = .string(scope) }
         if let amr { c["amr"] = .array(amr.map(JSONValue.string)) }
         if let acr { c["acr"] = .string(acr) }
+        if let keyThumbprint { c["cnf"] = .object(["jkt": .string(keyThumbprint)]) }
         return c
     }
 }
