@@ -33,6 +33,18 @@ import Testing
         #expect(Self.contract[m.name] == m.status, "\(code) → \(m.status) \(m.name)")
     }
 
+    /// A refusal's wait and its extra answer members travel on the error itself, through the one
+    /// table, and take no part in matching on codes.
+    @Test func aRefusalCarriesItsWaitAndItsMembers() {
+        let plain = TokenError(.tooManyRequests, "too many requests")
+        let waiting = plain.retrying(after: 42)
+        #expect(waiting.retryAfter == 42 && plain.retryAfter == nil && waiting.message == plain.message && waiting == plain)
+        var step = TokenError(.mfaRequired, "a second factor is required")
+        step.answerMembers = ["mfa_token": "t"]
+        #expect(step == TokenError(.mfaRequired, "other words") && step.answerMembers?["mfa_token"] == "t")
+        #expect(ErrorMapping.of(step.code) == ErrorMapping(status: 401, name: "MFARequired"))
+    }
+
     @Test func classesDecideWhatTheTableDoesNotName() {
         #expect(ErrorMapping.of(.invalidNonce) == ErrorMapping(status: 401, name: "AuthError"))
         #expect(ErrorMapping.of(.customFunctionRefused) == ErrorMapping(status: 401, name: "AuthError"))

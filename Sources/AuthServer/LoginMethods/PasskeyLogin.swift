@@ -25,8 +25,7 @@ struct PasskeyLogin: LoginMethod {
         case .accepted(let userID, let verified): return .passkey(userID: userID, userVerified: verified)
         case .refused(let reason): throw TokenError(.authFailed, "the passkey was refused: \(reason)")
         case .locked(let after):
-            request.context.notes.retryAfter.withLock { $0 = after }
-            throw TokenError(.tooManyRequests, "too many failed sign-ins; try again in \(after) s")
+            throw TokenError(.tooManyRequests, "too many failed sign-ins; try again in \(after) s").retrying(after: after)
         }
     }
 

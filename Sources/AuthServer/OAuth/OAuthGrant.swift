@@ -1,14 +1,14 @@
 import Hummingbird
 import JOSE
 
-/// A token request as a grant gets it: the form, the caller the table authenticated, and the
-/// OpenID Connect client that caller is (`nil` for a `clients` entry without redirect URIs or a
-/// public app's id).
+/// A token request as a grant gets it: the form, the client the table authenticated, and the
+/// request's context.
 struct GrantRequest: Sendable {
     let form: OAuthForm
-    let caller: OAuthCaller
-    let oidcClient: OIDCClientConfig?
+    let client: OAuthClient
     let context: AuthRequestContext
+    /// The OpenID Connect client it is (`nil` for a service or a public app).
+    var oidcClient: OIDCClientConfig? { client.relyingParty }
 }
 
 /// One grant of `POST /oauth/token` (RFC 6749 §4 and §6): its `grant_type`, whether a config

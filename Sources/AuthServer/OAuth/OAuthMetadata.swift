@@ -5,9 +5,11 @@ import Sessions
 enum OAuthMetadata {
     /// RFC 8414 §2 metadata, also served as `openid-configuration`. No authorization endpoint
     /// exists, so `response_types_supported` is empty and no OpenID Provider member is claimed.
-    /// `grants`: the `grant_type`s offered (``OAuthGrants/names(offeredBy:)``).
-    static func document(publicURL: String, grants: [String]) -> JSONObject {
-        let both: JSONValue = ["none", "client_secret_basic"]
+    /// `grants`: the `grant_type`s offered (``OAuthGrants/names(offeredBy:)``); `clients`: the
+    /// kinds of client served, whose methods (``ClientAuthMethods``) each endpoint lists.
+    static func document(publicURL: String, grants: [String], clients: [OAuthClient.Kind]) -> JSONObject {
+        let methods = JSONValue.array(ClientAuthMethods.names(of: clients, secretOnly: false).map(JSONValue.string))
+        let secretMethods = JSONValue.array(ClientAuthMethods.names(of: clients, secretOnly: true).map(JSONValue.string))
         return [
             "issuer": .string(publicURL),
             "jwks_uri": .string(publicURL + "/.well-known/jwks.json"),
@@ -16,9 +18,9 @@ enum OAuthMetadata {
             "revocation_endpoint": .string(publicURL + "/oauth/revoke"),
             "grant_types_supported": .array(grants.map { .string($0) }),
             "response_types_supported": [],
-            "token_endpoint_auth_methods_supported": both,
-            "revocation_endpoint_auth_methods_supported": both,
-            "introspection_endpoint_auth_methods_supported": ["client_secret_basic"],
+            "token_endpoint_auth_methods_supported": methods,
+            "revocation_endpoint_auth_methods_supported": methods,
+            "introspection_endpoint_auth_methods_supported": secretMethods,
         ]
     }
 

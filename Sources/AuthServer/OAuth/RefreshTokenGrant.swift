@@ -4,7 +4,7 @@ import Sessions
 
 /// `grant_type=refresh_token` (RFC 6749 §6), always listed: an OpenID Connect client's refresh
 /// (``AuthServer/oidcRefreshGrant(_:client:)``), else the App Services session's in its own app
-/// (``AuthServer/oauthRefresh(_:caller:)``).
+/// (``AuthServer/oauthRefresh(_:client:)``).
 struct RefreshTokenGrant: OAuthGrant {
     static let grantType = "refresh_token"
     static func isAdvertised(by config: ServerConfig, provider: Bool) -> Bool { true }
@@ -16,13 +16,9 @@ struct RefreshTokenGrant: OAuthGrant {
     func answer(_ request: GrantRequest) async throws -> Response {
         let token = try request.form.required("refresh_token", maxBytes: 256)
         if let client = request.oidcClient { return try await server.oidcRefreshGrant(token, client: client) }
-        let (appID, pair) = try await server.oauthRefresh(token, caller: request.caller)
+        let (appID, pair) = try await server.oauthRefresh(token, client: request.client)
         request.context.app = appID
-        return JSONResponse.ok(
-            [
-                "access_token": .string(pair.accessToken), "token_type": .string(pair.tokenType),
-                "expires_in": .int(pair.expiresIn), "refresh_token": .string(pair.refreshToken),
-            ], noStore: true)
+        return TokenResponse.make(pair)
     }
 }
 
@@ -30,14 +26,13 @@ extension AuthServer {
     /// The refresh grant (RFC 6749 §6) of `/oauth/token`: the token's own app issues the new
     /// access token, rotating the refresh token when that app has `refresh_rotation` and
     /// returning the same one otherwise. A public client may refresh only its own app's tokens
-    /// (`invalid_grant` otherwise, nothing spent); a `clients` entry any app's.
+    /// (`invalid_grant` otherwise, nothing spent); a service any app's.
     /// - Returns: the app id and the token pair.
     /// - Throws: ``OAuthError`` `invalid_grant`; Sessions' refusals (mapped by ``OAuthEndpoint``).
-    func oauthRefresh(_ token: String, caller: OAuthCaller) async throws -> (app: String, tokens: TokenPair) {
+    func oauthRefresh(_ token: String, client: OAuthClient) async throws -> (app: String, tokens: TokenPair) {
         do {
             let pair = try await refreshInItsApp(token) { app in
-                if case .publicApp(let id) = caller { return id == app }
-                return true
+                client.servesEveryApp || client.app == app
             }
             return (pair.clientID, pair)
         } catch let e as TokenError where e.code == .invalidGrant {

@@ -18,7 +18,8 @@ public enum OIDCDiscovery {
     /// members as the OAuth endpoints have them.
     public static func document(_ config: ServerConfig) -> JSONObject {
         let base = config.publicURL
-        var o = OAuthMetadata.document(publicURL: base, grants: OAuthGrants.names(offeredBy: config, provider: true))
+        var o = OAuthMetadata.document(
+            publicURL: base, grants: OAuthGrants.names(offeredBy: config, provider: true), clients: OAuthClient.Kind.allCases)
         o["issuer"] = .string(config.issuer)
         o["authorization_endpoint"] = .string(base + authorizationPath)
         o["userinfo_endpoint"] = .string(base + userinfoPath)
@@ -28,10 +29,6 @@ public enum OIDCDiscovery {
         o["response_modes_supported"] = ["query"]
         o["subject_types_supported"] = ["public"]
         o["id_token_signing_alg_values_supported"] = .array(OIDCClientConfig.idTokenAlgorithms.map { .string($0.rawValue) })
-        o["token_endpoint_auth_methods_supported"] = .array(OIDCClientConfig.AuthMethod.allCases.map { .string($0.rawValue) })
-        // OpenID Connect clients authenticate at introspection (with a secret) and revocation as at the token endpoint.
-        o["revocation_endpoint_auth_methods_supported"] = ["client_secret_basic", "client_secret_post", "none"]
-        o["introspection_endpoint_auth_methods_supported"] = ["client_secret_basic", "client_secret_post"]
         o["code_challenge_methods_supported"] = .array(PKCE.methods.map(JSONValue.string))
         o["claims_supported"] = .array(OIDCClaims.supported.map(JSONValue.string))
         // The two acr values the ID token says, the MFA one honoured in `acr_values` (a step-up).

@@ -57,7 +57,7 @@ struct AccountPageRoutes: Sendable {
                 }
             }
         } catch let e as TokenError where e.code == .tooManyRequests || e.code == .serverBusy {
-            let after = context.notes.retryAfter.withLock { $0 } ?? 1
+            let after = e.retryAfter ?? 1
             var page = Self.page(
                 .resetForm(token: token, tokenID: tokenID, error: .wait(seconds: Int(after))), app: accounts.appID,
                 status: e.code == .serverBusy ? .serviceUnavailable : .tooManyRequests)

@@ -92,8 +92,7 @@ extension AuthServer {
         case .success(let userID):
             return userID
         case .throttled(let after):
-            context.notes.retryAfter.withLock { $0 = after }
-            throw TokenError(.tooManyRequests, "too many failed logins for this email; try again in \(after) s")
+            throw TokenError(.tooManyRequests, "too many failed logins for this email; try again in \(after) s").retrying(after: after)
         }
     }
 }

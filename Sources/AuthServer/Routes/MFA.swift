@@ -33,7 +33,7 @@ struct MFARoutes: Sendable {
     func disable(_ request: Request, _ context: UserRequestContext) async throws -> Response {
         let code = try await Self.code(request, context)
         try await Self.requireRecentSignIn(context)
-        try Self.answer(try await context.app.sessions.disableTOTP(userID: context.session.userID, code: code), context.base)
+        try Self.answer(try await context.app.sessions.disableTOTP(userID: context.session.userID, code: code))
         return JSONResponse.noContent()
     }
 
@@ -48,7 +48,7 @@ struct MFARoutes: Sendable {
         let code = try await Self.code(request, context)
         try await Self.requireRecentSignIn(context)
         let (check, codes) = try await change(context.app.sessions, context.session.userID, code)
-        try Self.answer(check, context.base)
+        try Self.answer(check)
         return JSONResponse.ok(["recovery_codes": .array(codes.map { .string($0) })], noStore: true)
     }
 
@@ -70,13 +70,12 @@ struct MFARoutes: Sendable {
     }
 
     /// Throws for a check that was not accepted: 400 `InvalidParameter`, or 429 with `Retry-After`.
-    static func answer(_ check: MFACheck, _ context: AuthRequestContext, refused: TokenError.Code = .invalidMFACode) throws {
+    static func answer(_ check: MFACheck, refused: TokenError.Code = .invalidMFACode) throws {
         switch check {
         case .accepted: return
         case .refused: throw TokenError(refused, "the code is wrong, stale or used")
         case .locked(let after):
-            context.notes.retryAfter.withLock { $0 = after }
-            throw TokenError(.tooManyRequests, "too many wrong codes; try again in \(after) s")
+            throw TokenError(.tooManyRequests, "too many wrong codes; try again in \(after) s").retrying(after: after)
         }
     }
 

@@ -58,7 +58,7 @@ struct MFALoginRoutes: Sendable {
             check = try await sessions.checkPasskeySecondFactor(
                 userID: record.subject, binding: token, response: response, relyingParty: server.config.passkeys, accepted: spend)
         }
-        try MFARoutes.answer(check, context, refused: .authFailed)
+        try MFARoutes.answer(check, refused: .authFailed)
         let device = try Device(storedJSON: record.payload, fallbackAt: now)
         let authentication = Authentication(userID: record.subject, methods: [UserpassLogin.name, method], time: sessions.configuration.clock.now())
         let tokens = try await server.issueSession(authentication, app: app, device: device)
@@ -88,25 +88,21 @@ struct MFALoginRoutes: Sendable {
 }
 
 extension AuthServer {
-    /// After an email/password login's credentials were right: `nil` when the user has no second
-    /// factor (the session is issued), else the 401 `MFARequired` answer with a new `mfa_token`
-    /// (`Cache-Control: no-store`).
-    func mfaChallenge(_ authentication: Authentication, app: AppRuntime, device: Device) async throws -> Response? {
+    /// After an email/password login's credentials were right: returns when the user has no
+    /// second factor (the session is issued), else throws 401 `MFARequired`, whose answer carries
+    /// a new `mfa_token` (and so is `no-store`).
+    func requireNoSecondFactor(_ authentication: Authentication, app: AppRuntime, device: Device) async throws {
         let sessions = app.sessions
-        guard try await sessions.hasSecondFactor(userID: authentication.userID) else { return nil }
+        guard try await sessions.hasSecondFactor(userID: authentication.userID) else { return }
         let now = Int64(sessions.configuration.clock.now().timeIntervalSince1970)
         let issued = try await sessions.store.transaction { tx in
             try await tx.issueOneTimeToken(
                 purpose: .mfaLogin, app: app.config.id, subject: authentication.userID, payload: device.json, createdAt: now,
                 expiresAt: now + MFALoginRoutes.tokenTTL)
         }
-        let name = "MFARequired"
-        return JSONResponse.make(
-            status: 401,
-            .object([
-                "error": "a second factor is required: send a code with the mfa_token", "error_code": .string(name),
-                "link": .string(config.publicURL + "/errors#" + name), "mfa_token": .string(issued.token),
-            ]), noStore: true)
+        var refusal = TokenError(.mfaRequired, "a second factor is required: send a code with the mfa_token")
+        refusal.answerMembers = ["mfa_token": .string(issued.token)]
+        throw refusal
     }
 }
 

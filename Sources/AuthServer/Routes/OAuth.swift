@@ -12,8 +12,6 @@ struct OAuthRoutes: Sendable {
     let appIDs: Set<String>
     let metadataDocument: JSONObject
     let metadataHeaders: HTTPFields
-    /// The OpenID Connect clients, by id.
-    let oidcClients: [String: OIDCClientConfig]
     /// The grants this config offers (``OAuthGrants``), by `grant_type`, and their names in order.
     let grants: [String: any OAuthGrant]
     let grantNames: [String]
@@ -26,9 +24,9 @@ struct OAuthRoutes: Sendable {
         grantNames = OAuthGrants.names(offeredBy: server.config)
         metadataDocument =
             server.config.oidcClients.isEmpty
-            ? OAuthMetadata.document(publicURL: server.config.publicURL, grants: grantNames) : OIDCDiscovery.document(server.config)
+            ? OAuthMetadata.document(publicURL: server.config.publicURL, grants: grantNames, clients: OAuthClients(server.config).kinds)
+            : OIDCDiscovery.document(server.config)
         metadataHeaders = server.config.oidcClients.isEmpty ? [:] : [.cacheControl: OIDCDiscovery.cacheControl]
-        oidcClients = server.config.oidcClients
         grants = OAuthGrants.make(for: server)
     }
 
@@ -44,33 +42,28 @@ struct OAuthRoutes: Sendable {
     }
 
     /// The grant the form names (``OAuthGrants``), for the authenticated caller.
-    func token(_ form: OAuthForm, _ caller: OAuthCaller, _ context: AuthRequestContext) async throws -> Response {
+    func token(_ form: OAuthForm, _ client: OAuthClient, _ context: AuthRequestContext) async throws -> Response {
         guard let grantType = form.optional("grant_type") else { throw OAuthError.invalidRequest("the grant_type parameter is missing") }
-        let oidcClient: OIDCClientConfig? = if case .oidcClient(let id) = caller { oidcClients[id] } else { nil }
-        if let oidcClient { context.app = oidcClient.app }
+        if let relyingParty = client.relyingParty { context.app = relyingParty.app }
         guard let grant = grants[grantType] else { throw OAuthGrants.unsupported(offered: grantNames) }
-        return try await grant.answer(GrantRequest(form: form, caller: caller, oidcClient: oidcClient, context: context))
+        return try await grant.answer(GrantRequest(form: form, client: client, context: context))
     }
 
-    func introspect(_ form: OAuthForm, _ caller: OAuthCaller, _ context: AuthRequestContext) async throws -> Response {
+    func introspect(_ form: OAuthForm, _ client: OAuthClient, _ context: AuthRequestContext) async throws -> Response {
         let token = try form.required("token")
         let result = try await service.introspect(token, audiences: appIDs)
         // A resource server (a `clients` entry without redirect URIs) introspects every app's tokens;
         // an OpenID Connect client only its own (RFC 7662 §4: any other token is simply not active to it).
-        if case .oidcClient(let id) = caller, result.response["client_id"]?.stringValue != id {
+        if client.kind == .relyingParty, result.response["client_id"]?.stringValue != client.id {
             return JSONResponse.ok(["active": false], noStore: true)
         }
         return JSONResponse.ok(OAuthMetadata.introspection(result), noStore: true)
     }
 
-    func revoke(_ form: OAuthForm, _ caller: OAuthCaller, _ context: AuthRequestContext) async throws -> Response {
+    func revoke(_ form: OAuthForm, _ client: OAuthClient, _ context: AuthRequestContext) async throws -> Response {
         let token = try form.required("token")
-        let client: SessionManager.RevokingClient
-        switch caller {
-        case .client: client = .authenticated
-        case .publicApp(let id), .oidcClient(let id): client = .publicClient(id)
-        }
-        try await service.revoke(token, by: client, audiences: appIDs)
+        let revoking: SessionManager.RevokingClient = client.servesEveryApp ? .authenticated : .publicClient(client.id)
+        try await service.revoke(token, by: revoking, audiences: appIDs)
         return JSONResponse.make(status: 200, .object([:]), noStore: true)
     }
 }

@@ -37,7 +37,7 @@ extension OIDCAuthorizeRoutes {
             case .emailNotConfirmed:
                 return loginPage(resumed, email: email, message: .confirmFirst)
             case .tooManyRequests, .serverBusy:
-                return waitPage(resumed, email: email, e, context)
+                return waitPage(resumed, email: email, e)
             default:
                 throw e
             }
@@ -79,8 +79,8 @@ extension OIDCAuthorizeRoutes {
     }
 
     /// The login page of a throttled or busy sign-in: 429 (503 busy) with `Retry-After`, saying to wait.
-    func waitPage(_ resumed: OIDCResumedFlow, email: String?, _ e: TokenError, _ context: AuthRequestContext, action: String? = nil) -> Response {
-        let after = context.notes.retryAfter.withLock { $0 } ?? 1
+    func waitPage(_ resumed: OIDCResumedFlow, email: String?, _ e: TokenError, action: String? = nil) -> Response {
+        let after = e.retryAfter ?? 1
         var page = loginPage(
             resumed, email: email, message: .wait(seconds: Int(after)), status: e.code == .serverBusy ? 503 : 429, action: action)
         page.headers[.retryAfter] = String(after)

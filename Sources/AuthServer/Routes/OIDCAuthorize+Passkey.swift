@@ -55,7 +55,7 @@ extension OIDCAuthorizeRoutes {
             }
             check = try await app.sessions.checkPasskeyLogin(challengeID: challenge, response: response, relyingParty: server.config.passkeys)
         } catch let e as TokenError where e.code == .tooManyRequests || e.code == .serverBusy {
-            return waitPage(resumed, email: nil, e, context)
+            return waitPage(resumed, email: nil, e)
         }
         switch check {
         case .accepted(let userID, let verified):
@@ -65,8 +65,7 @@ extension OIDCAuthorizeRoutes {
         case .refused:
             return loginPage(resumed, email: nil, message: .passkeyRefused, status: 401)
         case .locked(let after):
-            context.notes.retryAfter.withLock { $0 = after }
-            return waitPage(resumed, email: nil, TokenError(.tooManyRequests, "locked"), context)
+            return waitPage(resumed, email: nil, TokenError(.tooManyRequests, "locked").retrying(after: after))
         }
     }
 

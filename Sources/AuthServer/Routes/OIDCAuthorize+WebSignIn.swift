@@ -33,7 +33,7 @@ extension OIDCAuthorizeRoutes {
             try await server.throttle("login_addr:" + (context.clientAddress ?? ""), server.config.limits.loginPerAddress, context)
             return try await WebSignInRoutes(server: server).begin(method, for: .hostedLogin(flowHandle: resumed.handle), app: app, request)
         } catch let e as TokenError where e.code == .tooManyRequests || e.code == .serverBusy {
-            return waitPage(resumed, email: nil, e, context, action: pageURL(Self.loginPath, resumed.handle))
+            return waitPage(resumed, email: nil, e, action: pageURL(Self.loginPath, resumed.handle))
         }
     }
 

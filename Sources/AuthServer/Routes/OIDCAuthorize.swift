@@ -104,7 +104,7 @@ struct OIDCAuthorizeRoutes: Sendable {
             var answer = Self.page(
                 .error(message: "Too many sign-ins were started from this address. Wait a moment, then try again."), app: "Sign in",
                 redirectURI: nil, status: 429)
-            answer.headers[.retryAfter] = String(context.notes.retryAfter.withLock { $0 } ?? 1)
+            answer.headers[.retryAfter] = String(e.retryAfter ?? 1)
             return answer
         }
         let bound = try FlowBinding.value(for: request.headers[values: .cookie], kind: .hosted, secure: secureCookie)

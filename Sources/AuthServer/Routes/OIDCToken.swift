@@ -68,15 +68,11 @@ extension AuthServer {
         return try await tokenResponse(pair, client: client, app: app, signIn: signIn, nonce: nil)
     }
 
-    /// 200 `{"access_token","token_type","expires_in","refresh_token","id_token","scope"}` with
-    /// `Cache-Control: no-store`; `id_token` only when `openid` was granted.
+    /// The token response (``TokenResponse``) with `scope`, and `id_token` when `openid` was granted.
     private func tokenResponse(_ pair: TokenPair, client: OIDCClientConfig, app: AppRuntime, signIn: SessionSignIn, nonce: String?)
         async throws -> Response
     {
-        var body: JSONObject = [
-            "access_token": .string(pair.accessToken), "token_type": .string(pair.tokenType), "expires_in": .int(pair.expiresIn),
-            "refresh_token": .string(pair.refreshToken), "scope": .string(signIn.scopes.joined(separator: " ")),
-        ]
+        var idToken: String?
         if signIn.scopes.contains("openid") {
             let now = unixNow
             let content = IDTokenContent(
@@ -85,9 +81,9 @@ extension AuthServer {
                 sessionID: signIn.opSessionID ?? pair.sessionID, amr: signIn.amr, scopes: signIn.scopes,
                 user: try await userClaims(userID: pair.userID))
             let signer = try await service.keyRing.idTokenSigner(algorithm: client.idTokenAlgorithm)
-            body["id_token"] = .string(try signer.sign(OIDCClaims.idToken(content)))
+            idToken = try signer.sign(OIDCClaims.idToken(content))
         }
-        return JSONResponse.ok(body, noStore: true)
+        return TokenResponse.make(pair, scopes: signIn.scopes, idToken: idToken)
     }
 
     /// The server's clock, in Unix seconds.

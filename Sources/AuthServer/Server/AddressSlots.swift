@@ -41,8 +41,8 @@ extension AuthServer {
     func withPasswordSlot<T: Sendable>(_ context: AuthRequestContext, newPassword: Bool = false, _ work: () async throws -> T) async throws -> T {
         let address = context.clientAddress ?? "", slots = newPassword ? newPasswordSlots : passwordSlots
         guard slots.enter(address) else {
-            context.notes.retryAfter.withLock { $0 = 1 }
             throw TokenError(.tooManyRequests, "this address has \(slots.perAddress) password checks in flight already; try again in a second")
+                .retrying(after: 1)
         }
         defer { slots.leave(address) }
         return try await work()

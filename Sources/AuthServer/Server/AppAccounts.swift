@@ -38,8 +38,7 @@ extension AuthServer {
     /// Counts one event on `key` under `limit`, or refuses the request with 429 and `Retry-After`.
     func throttle(_ key: String, _ limit: RateLimit, _ context: AuthRequestContext) async throws {
         if case .refused(let after) = try await Throttle(store: store).hit(key, limit: limit) {
-            context.notes.retryAfter.withLock { $0 = after }
-            throw TokenError(.tooManyRequests, "too many requests; try again in \(after) s")
+            throw TokenError(.tooManyRequests, "too many requests; try again in \(after) s").retrying(after: after)
         }
     }
 
@@ -47,8 +46,7 @@ extension AuthServer {
     /// once with 503 `ServiceUnavailable` and `Retry-After: 1` when that budget is spent.
     func withPasswordBudget<T: Sendable>(_ context: AuthRequestContext, _ work: () async throws -> T) async throws -> T {
         guard passwordWork.enter() else {
-            context.notes.retryAfter.withLock { $0 = 1 }
-            throw TokenError(.serverBusy, "too many registrations and password resets at once; try again shortly")
+            throw TokenError(.serverBusy, "too many registrations and password resets at once; try again shortly").retrying(after: 1)
         }
         defer { passwordWork.leave() }
         return try await work()

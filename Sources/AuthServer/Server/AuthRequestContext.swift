@@ -59,8 +59,6 @@ public struct AuthenticatedSession: Sendable, Hashable {
 /// What inner steps learn about a request that the outer logging step reports.
 final class RequestNotes: Sendable {
     let app = Mutex<String?>(nil)
-    /// Seconds until a refused request may be retried (the `Retry-After` of a 429).
-    let retryAfter = Mutex<Int64?>(nil)
 }
 
 enum RequestID {

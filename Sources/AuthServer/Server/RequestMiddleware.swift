@@ -42,9 +42,8 @@ struct RequestMiddleware: RouterMiddleware {
             // sends a head and stalls must not take a slot from the requests that arrive whole.
             response = refused
         } else if !exempt, !server.inFlight.enter() {
-            context.notes.retryAfter.withLock { $0 = 1 }
             response = errorResponse(
-                TokenError(.serverBusy, "the server is at its limit of requests in flight; try again shortly"),
+                TokenError(.serverBusy, "the server is at its limit of requests in flight; try again shortly").retrying(after: 1),
                 request: request, context: context)
         } else {
             do {
@@ -84,10 +83,13 @@ struct RequestMiddleware: RouterMiddleware {
         var mapping: ErrorMapping
         var message: String
         var allowed: [String] = []
+        var retryAfter: Int64?
+        var members: JSONObject?
         switch error {
         case let e as TokenError:
             mapping = ErrorMapping.of(e.code)
             message = e.message
+            (retryAfter, members) = (e.retryAfter, e.answerMembers)
             if e.code == .storeUnavailable {
                 // Where the store lives and how it failed is for the operator, not the client.
                 server.logger.warning("store unavailable", metadata: ["request_id": .string(context.requestID), "error": .string(e.message)])
@@ -121,18 +123,19 @@ struct RequestMiddleware: RouterMiddleware {
             server.logger.error("internal error", metadata: ["request_id": .string(context.requestID), "error": .error(error)])
             message = "internal server error (request id \(context.requestID))"
         }
-        let body: JSONObject = [
+        var body: JSONObject = [
             "error": .string(message), "error_code": .string(mapping.name),
             "link": .string(server.config.publicURL + "/errors#" + mapping.name),
         ]
+        for (name, value) in members ?? [:] where body[name] == nil { body[name] = value }
         var headers = HTTPFields()
         // RFC 9110 §15.5.6: a 405 names the methods the path takes.
         if mapping.status == 405, !allowed.isEmpty { headers[.allow] = allowed.joined(separator: ", ") }
-        // Every 429 says when to retry (a refusal that noted no wait of its own, the password
-        // hasher's full queue, is worth a second); a 503 only when its refusal noted one.
-        let noted = context.notes.retryAfter.withLock({ $0 })
-        if mapping.status == 429 || (mapping.status == 503 && noted != nil) { headers[.retryAfter] = String(noted ?? 1) }
-        return JSONResponse.make(status: mapping.status, .object(body), headers: headers)
+        // Every 429 says when to retry (a refusal that knows no wait of its own, the password
+        // hasher's full queue, is worth a second); a 503 only when its refusal knows one.
+        if mapping.status == 429 || (mapping.status == 503 && retryAfter != nil) { headers[.retryAfter] = String(retryAfter ?? 1) }
+        // Members beside the error's own (an `mfa_token`) may be credentials: never cached.
+        return JSONResponse.make(status: mapping.status, .object(body), headers: headers, noStore: members != nil)
     }
 }
 

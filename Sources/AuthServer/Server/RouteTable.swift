@@ -45,11 +45,11 @@ struct RouteTable {
 
     /// Adds every row to the router.
     func addAll() {
-        let groups = RouteGroups(server: server)
-        for row in Self.rows { add(row, handler: row.handler(groups)) }
+        let groups = RouteGroups(server: server), clients = OAuthClients(server.config)
+        for row in Self.rows { add(row, handler: row.handler(groups), clients: clients) }
     }
 
-    private func add(_ row: Row, handler: RouteHandler) {
+    private func add(_ row: Row, handler: RouteHandler, clients: OAuthClients) {
         known.add(row.path, method: row.method)
         let server = self.server, throttles = row.throttles.filter(\.byTable)
         let bearer = BearerCheck(server: server)
@@ -82,8 +82,8 @@ struct RouteTable {
             run = { request, context in
                 try await OAuthEndpoint.respond {
                     let form = try await OAuthForm.read(request, context: context)
-                    let caller = try OAuthCaller.authenticate(request, form: form, config: server.config, requireSecret: requireSecret)
-                    return try await handle(form, caller, context)
+                    let client = try ClientAuthentication.authenticate(request, form: form, clients: clients, requireSecret: requireSecret)
+                    return try await handle(form, client, context)
                 }
             }
         case .resource(let requirement, let handle):
@@ -137,10 +137,10 @@ enum RouteHandler: Sendable {
     /// With the bearer token read from the `Authorization` header (401 `InvalidSession` without
     /// one); the handler looks it up itself (a refresh in one store transaction, a logout).
     case token(@Sendable (Request, AuthRequestContext, String) async throws -> Response)
-    /// With the OAuth form read and the client authenticated (RFC 6749 §2.3: HTTP Basic of a
-    /// `clients` entry, or unless `requireSecret` a public client's `client_id`); errors in the
-    /// OAuth shape (``OAuthEndpoint/respond(_:)``).
-    case client(requireSecret: Bool, @Sendable (OAuthForm, OAuthCaller, AuthRequestContext) async throws -> Response)
+    /// With the OAuth form read and the client authenticated (``ClientAuthentication``: a
+    /// method of ``ClientAuthMethods``; unless `requireSecret`, also a public client's
+    /// `client_id`); errors in the OAuth shape (``OAuthEndpoint/respond(_:)``).
+    case client(requireSecret: Bool, @Sendable (OAuthForm, OAuthClient, AuthRequestContext) async throws -> Response)
     /// After the one resource check (``ResourceCheck``) proved an access token of any client of
     /// an app that meets `requirement`; refusals in RFC 6750's shape (``BearerTokenError``). For
     /// OpenID Connect resources (userinfo); the row's bearer is `resource`.

@@ -97,6 +97,13 @@ public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// URL, without its query) and how it failed underneath, when ``message`` leaves that out.
     /// Servers log it and keep it out of error bodies; it takes no part in equality.
     public var detail: String?
+    /// Seconds until the refused request may succeed (a throttle's or a lock's wait), when the
+    /// refusal knows; a server answers it as `Retry-After`. It takes no part in equality.
+    public var retryAfter: Int64?
+    /// Members a server's error answer carries beside its own: the `mfa_token` with which a
+    /// sign-in goes on. They may be credentials: the answer is not cached, they are never
+    /// logged. They take no part in equality.
+    public var answerMembers: JSONObject?
 
     public init(_ code: Code, _ message: String, claim: String? = nil) {
         self.code = code
@@ -105,6 +112,13 @@ public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+
+    /// This error, saying that a retry may succeed in `seconds` (``retryAfter``).
+    public func retrying(after seconds: Int64) -> TokenError {
+        var e = self
+        e.retryAfter = seconds
+        return e
+    }
 
     public static func == (a: TokenError, b: TokenError) -> Bool { a.code == b.code && a.claim == b.claim }
     public func hash(into hasher: inout Hasher) {
