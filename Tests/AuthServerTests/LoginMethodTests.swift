@@ -76,6 +76,31 @@ struct LoginMethodTests {
         }
     }
 
+    @Test("a method's name is spelled in its own files alone (Name.swift, Name+….swift); the others use the type's name")
+    func namesLiveInTheirFiles() throws {
+        let root = CLI.packageRoot.appendingPathComponent("Sources/AuthServer")
+        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        // `passkey` is also a body member and an element id of the pages, which are not the method's name.
+        for method in LoginMethodRegistry.standard.methods where method.name != PasskeyLogin.name {
+            let owner = String(describing: method)
+            for file in files {
+                let base = (file as NSString).lastPathComponent
+                if base == owner + ".swift" || base.hasPrefix(owner + "+") { continue }
+                let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+                #expect(!text.contains("\"" + method.name + "\""), "Sources/AuthServer/\(file) spells \(method.name); use \(owner).name")
+            }
+        }
+        // The facts the server reads from the methods: an amr for every method a sign-in can name
+        // (RFC 8176), the login body's members of each, a title for each web flow.
+        #expect(OPSession.amr(of: [UserpassLogin.name, TOTPFactor.name]) == ["pwd", "otp", "mfa"])
+        #expect(OPSession.amr(of: [GoogleLogin.name]) == ["fed"] && OPSession.amr(of: [AnonymousLogin.name]) == [])
+        #expect(OPSession.amr(of: [PasskeyLogin.name, PasskeyLogin.userVerifiedMethod]) == ["hwk", "user", "mfa"])
+        #expect(OPSession.methods(reproducing: ["pwd", "otp"]) == [UserpassLogin.name, TOTPFactor.name])
+        #expect(WebSignInMethods.standard.map { $0.title } == ["Google", "Apple", "Facebook"])
+        let body = try #require(RouteShape.loginBody(device: .string).objectContext?.properties.keys.map { $0 })
+        #expect(["username", "password", "key", "token", "id_token", "authCode", "nonce", "accessToken", "challenge_id", "credential"].allSatisfy(body.contains))
+    }
+
     @Test("a method registered in a test: its config is read and checked, it signs in and links; unknown without it", arguments: StoreKind.available)
     func registeredInATest(kind: StoreKind) async throws {
         #expect(Self.refusal(#"{"test-echo":{"prefix":"p"}}"#) == "apps.x.providers.test-echo: unknown member")

@@ -90,6 +90,7 @@ extension AuthServer {
         return AuthServer(
             config: config, store: store, service: service, apps: apps, appIDs: appIDs, sweepGrace: sweepGrace,
             createdMasterKeyFile: createdMasterKeyFile, loginMethods: loginMethods, accounts: accounts, transport: transport, metrics: metrics,
-            logger: logger, background: background, inFlight: inFlight, connections: connections, passwordWork: passwordWork)
+            logger: logger, background: background, inFlight: inFlight, connections: connections, passwordWork: passwordWork,
+            passwordSlots: passwordSlots)
     }
 }

@@ -14,7 +14,7 @@ import Testing
             .login(
                 .init(
                     clientName: Self.hostile, csrf: Self.hostile, email: Self.hostile, message: .upstream(Self.hostile),
-                    providers: [.init(provider: .google, href: "/start?x=\"><script>")])), app: Self.hostile)
+                    providers: [.init(title: "Google", href: "/start?x=\"><script>")])), app: Self.hostile)
         let consent = OIDCPages.render(
             .consent(.init(clientName: Self.hostile, csrf: Self.hostile, scopes: ["openid", Self.hostile], email: Self.hostile)), app: Self.hostile)
         let error = OIDCPages.render(.error(message: Self.hostile), app: Self.hostile)
@@ -45,7 +45,7 @@ import Testing
             .login(
                 .init(
                     clientName: "Portal", csrf: "t", email: "ann@example.com", message: .wrongCredentials,
-                    providers: [.init(provider: .google, href: "/g"), .init(provider: .apple, href: "/a")])), app: "A")
+                    providers: [.init(title: "Google", href: "/g"), .init(title: "Apple", href: "/a")])), app: "A")
         #expect(html.contains(#"value="ann@example.com""#))
         #expect(html.contains(#"<a class="alt" href="/g">Continue with Google</a>"#) && html.contains("Continue with Apple"))
         #expect(!html.contains("Continue with Facebook"))

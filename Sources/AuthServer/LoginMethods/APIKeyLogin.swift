@@ -4,6 +4,7 @@ import Sessions
 /// Never linked.
 struct APIKeyLogin: LoginMethod {
     static let name = "api-key"
+    static let loginBody: LoginBody = .members([.init("key")])
     static let capabilities: LoginCapabilities = []
 
     init(config: NoLoginConfig, environment: LoginEnvironment) {}

@@ -9,8 +9,8 @@ struct AppLoginMethods: Sendable {
     private let methods: [String: any LoginMethod]
 
     /// - Throws: `invalid_configuration` from a method that cannot be made.
-    init(app: AppConfig, config: ServerConfig, transport: any HTTPTransport) throws {
-        let environment = LoginEnvironment(server: config, transport: transport)
+    init(app: AppConfig, config: ServerConfig, transport: any HTTPTransport, accounts: AppAccounts?, passwordSlots: AddressSlots) throws {
+        let environment = LoginEnvironment(server: config, transport: transport, accounts: accounts, passwordSlots: passwordSlots)
         var methods: [String: any LoginMethod] = [:]
         for (name, provider) in app.providers { methods[name] = try provider.makeMethod(environment) }
         self.methods = methods

@@ -6,6 +6,8 @@ import JOSE
 /// `client_ids[0]`, whose refresh token is kept so that deleting the user revokes it at Apple.
 struct AppleLogin: LoginMethod {
     static let name = "oauth2-apple"
+    static let loginBody: LoginBody = .members([.init("id_token"), .init("authCode"), .init("nonce", note: "the raw nonce")])
+    static let amr = [AMRValue(name, "fed")]
     static let capabilities: LoginCapabilities = [.link, .webRedirect]
 
     struct Config: Sendable {

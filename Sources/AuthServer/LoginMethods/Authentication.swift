@@ -12,7 +12,7 @@ struct Authentication: Sendable, Hashable {
     var userID: String
     /// The identity the proof named, if it named one (not for an email/password account or an API key).
     var identity: Identity?
-    /// The config names of the methods that proved it, in the order they did (`["local-userpass"]`).
+    /// The config names of the methods that proved it, in the order they did (`[UserpassLogin.name]`).
     var methods: [String]
     /// When the last of them proved it, by the app's injected clock.
     var time: Date

@@ -6,6 +6,7 @@ import Identity
 /// `reset/call` (``provider``).
 struct CustomFunctionLogin: LoginMethod {
     static let name = "custom-function"
+    static let loginBody: LoginBody = .anyObject
     static let capabilities: LoginCapabilities = [.link]
 
     struct Config: Sendable {

@@ -6,6 +6,8 @@ import JOSE
 /// (provider, issuer, `sub`).
 struct CustomTokenLogin: LoginMethod {
     static let name = "custom-token"
+    static let loginBody: LoginBody = .members([.init("token", note: "the JWT")])
+    static let amr = [AMRValue(name, "fed")]
     static let capabilities: LoginCapabilities = [.link]
 
     struct Config: Sendable {

@@ -3,6 +3,8 @@ import Identity
 /// `oauth2-facebook` `{"accessToken"}`: the token is checked at Graph (`debug_token`, then `me`).
 struct FacebookLogin: LoginMethod {
     static let name = "oauth2-facebook"
+    static let loginBody: LoginBody = .members([.init("accessToken")])
+    static let amr = [AMRValue(name, "fed")]
     static let capabilities: LoginCapabilities = [.link, .webRedirect]
 
     struct Config: Sendable {

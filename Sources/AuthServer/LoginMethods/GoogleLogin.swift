@@ -5,6 +5,8 @@ import Identity
 /// exactly as configured, empty included).
 struct GoogleLogin: LoginMethod {
     static let name = "oauth2-google"
+    static let loginBody: LoginBody = .members([.init("id_token"), .init("authCode")])
+    static let amr = [AMRValue(name, "fed")]
     static let capabilities: LoginCapabilities = [.link, .webRedirect]
 
     struct Config: Sendable {

@@ -22,6 +22,13 @@ protocol LoginMethod: Sendable {
     /// Limits counted per client address for each of its logins, after `login_per_address`, by the
     /// route table (the login row names each limit by its config name).
     static var throttles: [LoginThrottle] { get }
+    /// The method names its proofs add to a sign-in, each with its RFC 8176 `amr` value: its own
+    /// name (`local-userpass` → `pwd`, an upstream provider → `fed`), and a passkey's user
+    /// verification too (`passkey-uv` → `user`). None by default (`anon-user`, `api-key`, a
+    /// custom function prove no method `amr` names).
+    static var amr: [AMRValue] { get }
+    /// The members of its login body, for the OpenAPI document's union of every method's.
+    static var loginBody: LoginBody { get }
     /// `true` when its refusals reach the caller as thrown (its own codes: `login_failed`, …);
     /// `false` (the default) turns a refused credential into `auth_failed` naming the check.
     static var answersOwnRefusals: Bool { get }
@@ -42,12 +49,36 @@ protocol LoginMethod: Sendable {
 }
 
 extension LoginMethod {
+    static var amr: [AMRValue] { [] }
+    static var loginBody: LoginBody { .members([]) }
     static var throttles: [LoginThrottle] { [] }
     static var answersOwnRefusals: Bool { false }
 }
 
 extension LoginMethod where Config == NoLoginConfig {
     static func readConfig(_ member: inout ConfigObject, _ context: LoginConfigContext) throws -> NoLoginConfig { NoLoginConfig() }
+}
+
+/// What a login body holds besides `options.device`, as the OpenAPI document describes it.
+enum LoginBody: Sendable {
+    /// These members (none: a body of `options` alone).
+    case members([Member])
+    /// Any JSON object (a custom function's arguments).
+    case anyObject
+
+    struct Member: Sendable {
+        enum Kind: Sendable { case string, object }
+        let name: String
+        let kind: Kind
+        /// What it holds, when its name does not say (`the email`).
+        let note: String?
+
+        init(_ name: String, _ kind: Kind = .string, note: String? = nil) {
+            self.name = name
+            self.kind = kind
+            self.note = note
+        }
+    }
 }
 
 /// The config of a method that takes none: its member is `{}`.
@@ -97,6 +128,10 @@ struct LoginEnvironment: Sendable {
     let server: ServerConfig
     /// The HTTP client of every provider.
     let transport: any HTTPTransport
+    /// The app's email/password accounts, when it has the `local-userpass` provider.
+    let accounts: AppAccounts?
+    /// The server's slots for password sign-ins per client address, shared by every app.
+    let passwordSlots: AddressSlots
 
     /// `provider_timeout` in seconds.
     var providerTimeout: TimeInterval { TimeInterval(server.providerTimeout) }
@@ -109,10 +144,8 @@ struct LoginRequest: Sendable {
     let sessions: SessionManager
     /// With `?link=true`: the bearer's user, whom what the body proves is to join.
     let linkingTo: String?
-    /// The server and the request, for a method that uses the server's own parts (the
-    /// email/password accounts, their limits, a `Retry-After`).
-    let server: AuthServer
-    let context: AuthRequestContext
+    /// The client's address, as the per-address limits count it.
+    let clientAddress: String?
 }
 
 /// What a login body proved.

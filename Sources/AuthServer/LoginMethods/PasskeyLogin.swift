@@ -8,19 +8,24 @@ import Sessions
 /// identity): `amr` `["hwk"]`, with user verification `["hwk","user","mfa"]`. Never linked.
 struct PasskeyLogin: LoginMethod {
     static let name = "passkey"
+    static let loginBody: LoginBody = .members([.init("challenge_id", note: "the options' challenge_id"), .init("credential", .object, note: "a WebAuthn get() response")])
     static let capabilities: LoginCapabilities = []
     /// Refusals are `auth_failed` naming the step; a malformed response keeps its own code (400).
     static var answersOwnRefusals: Bool { true }
     /// The method name a user-verifying assertion adds (`amr` `user`).
     static let userVerifiedMethod = "passkey-uv"
+    static let amr = [AMRValue(name, "hwk"), AMRValue(userVerifiedMethod, "user")]
 
-    init(config: NoLoginConfig, environment: LoginEnvironment) {}
+    /// The relying party of every app's passkeys (the config's `passkeys`).
+    let relyingParty: WebAuthnRelyingParty
+
+    init(config: NoLoginConfig, environment: LoginEnvironment) { relyingParty = environment.server.passkeys }
 
     func authenticate(_ request: LoginRequest) async throws -> LoginProof {
         let challengeID = try request.body.string("challenge_id", maxBytes: 64)
         let response = try Self.assertion(request.body, "credential")
         switch try await request.sessions.checkPasskeyLogin(
-            challengeID: challengeID, response: response, relyingParty: request.server.config.passkeys)
+            challengeID: challengeID, response: response, relyingParty: relyingParty)
         {
         case .accepted(let userID, let verified): return .passkey(userID: userID, userVerified: verified)
         case .refused(let reason): throw TokenError(.authFailed, "the passkey was refused: \(reason)")

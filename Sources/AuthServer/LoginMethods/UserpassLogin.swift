@@ -1,9 +1,14 @@
+import JOSE
+import Sessions
+
 /// `local-userpass` `{"username","password"}`: an email/password account (registered through its
 /// own routes, Routes/Accounts.swift); its first login makes the user, and with `?link=true` the
 /// account joins the bearer's user in that login. Its refusals are its own (`login_failed`,
 /// `email_not_confirmed`, 429 under `failed_login_per_account`).
 struct UserpassLogin: LoginMethod {
     static let name = "local-userpass"
+    static let loginBody: LoginBody = .members([.init("username", note: "the email"), .init("password")])
+    static let amr = [AMRValue(name, "pwd")]
     static let capabilities: LoginCapabilities = [.link]
     static let answersOwnRefusals = true
 
@@ -19,7 +24,17 @@ struct UserpassLogin: LoginMethod {
         var resetTokenTTL: Int64 = 1_800
     }
 
-    init(config: Config, environment: LoginEnvironment) {}
+    /// The app's accounts (made from the same config), the sign-ins' slots per client address
+    /// and `failed_login_per_account`.
+    let accounts: AccountManager?
+    let slots: AddressSlots
+    let failureLimit: RateLimit
+
+    init(config: Config, environment: LoginEnvironment) {
+        accounts = environment.accounts?.manager
+        slots = environment.passwordSlots
+        failureLimit = environment.server.limits.failedLoginPerAccount
+    }
 
     static func readConfig(_ o: inout ConfigObject, _ context: LoginConfigContext) throws -> Config {
         var l = Config()
@@ -51,9 +66,21 @@ struct UserpassLogin: LoginMethod {
         return l
     }
 
+    /// `{"username","password"}`: the user id (the account's first login creates it; with
+    /// `linkingTo`, the account joins that user), or `login_failed`, `email_not_confirmed`,
+    /// `identity_in_use`, or 429 while `failed_login_per_account` holds for the email. The
+    /// password is checked in one of the client address's slots (``AddressSlots``).
     func authenticate(_ request: LoginRequest) async throws -> LoginProof {
-        .user(
-            try await request.server.userpassLogin(
-                request.body, request.context, app: request.sessions.configuration.app, linkingTo: request.linkingTo))
+        guard let accounts else { throw TokenError(.providerNotFound, "the app has no local-userpass provider") }
+        let email = try request.body.string("username", maxBytes: 1024), password = try request.body.string("password", maxBytes: 4096)
+        let outcome = try await slots.withSlot(of: request.clientAddress ?? "") {
+            try await accounts.login(email: email, password: password, failureLimit: failureLimit, linkingTo: request.linkingTo)
+        }
+        switch outcome {
+        case .success(let userID):
+            return .user(userID)
+        case .throttled(let after):
+            throw TokenError(.tooManyRequests, "too many failed logins for this email; try again in \(after) s").retrying(after: after)
+        }
     }
 }

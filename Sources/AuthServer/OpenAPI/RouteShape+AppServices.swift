@@ -16,16 +16,7 @@ extension RouteShape {
                 "platform": .string, "platformVersion": .string, "sdkVersion": .string, "deviceName": .string, "appId": .string,
                 "appVersion": .string,
             ])
-        let loginBody = S.object(
-            [:],
-            optional: [
-                "options": S.object([:], optional: ["device": device]),
-                "username": .string(description: "local-userpass: the email"), "password": .string(description: "local-userpass"),
-                "key": .string(description: "api-key"), "token": .string(description: "custom-token: the JWT"),
-                "id_token": .string(description: "oauth2-google, oauth2-apple"), "authCode": .string(description: "oauth2-google, oauth2-apple"),
-                "nonce": .string(description: "oauth2-apple: the raw nonce"), "accessToken": .string(description: "oauth2-facebook"),
-            ],
-            description: "the provider's credential (custom-function: any JSON object), Extended JSON accepted")
+        let loginBody = Self.loginBody(device: device)
         return [
             key("GET", base + "/app/:app/location"): RouteShape(
                 summary: "Where the app's clients find the server",
@@ -90,4 +81,34 @@ extension RouteShape {
                 errors: keyOwner + ["APIKeyNotFound"]),
         ]
     }()
+
+    /// The login route's body: `options.device`, then the union of every registered method's
+    /// members (``LoginMethod/loginBody``), each described by the methods that read it.
+    static func loginBody(device: JSONSchema) -> JSONSchema {
+        var members: [(name: String, kind: LoginBody.Member.Kind, methods: [String], note: String?)] = []
+        var anyObject: [String] = []
+        for method in LoginMethodRegistry.standard.methods {
+            switch method.loginBody {
+            case .anyObject:
+                anyObject.append(method.name)
+            case .members(let list):
+                for m in list {
+                    if let i = members.firstIndex(where: { $0.name == m.name }) {
+                        members[i].methods.append(method.name)
+                    } else {
+                        members.append((m.name, m.kind, [method.name], m.note))
+                    }
+                }
+            }
+        }
+        var properties = OrderedDictionary<String, JSONSchema>()
+        properties["options"] = OpenAPISchemas.object([:], optional: ["device": device]).optionalSchemaObject()
+        for m in members {
+            let description = m.methods.joined(separator: ", ") + (m.note.map { ": " + $0 } ?? "")
+            let schema: JSONSchema = m.kind == .object ? OpenAPISchemas.object([:], description: description) : .string(description: description)
+            properties[m.name] = schema.optionalSchemaObject()
+        }
+        let free = anyObject.map { " (\($0): any JSON object)" }.joined()
+        return .object(description: "the provider's credential\(free), Extended JSON accepted", properties: properties)
+    }
 }

@@ -125,40 +125,19 @@ public enum OIDCPages {
 
     /// A "Continue with …" link of the login page.
     public struct WebSignInButton: Sendable, Hashable {
-        public var provider: WebSignInProvider
+        /// The provider's name as people know it (its login method's ``WebSignInMethod/title``).
+        public var title: String
         /// Where the link goes: the server's own route that starts the provider's flow for this
         /// login flow (a path below `public_url`, or an absolute URL of it).
         public var href: String
 
-        public init(provider: WebSignInProvider, href: String) {
-            self.provider = provider
+        public init(title: String, href: String) {
+            self.title = title
             self.href = href
         }
-    }
-
-    /// The providers that sign in by their own redirect flow, by config name.
-    public enum WebSignInProvider: String, Sendable, Hashable, CaseIterable {
-        case google = "oauth2-google"
-        case apple = "oauth2-apple"
-        case facebook = "oauth2-facebook"
 
         /// The button's text.
-        public var label: String {
-            switch self {
-            case .google: "Continue with Google"
-            case .apple: "Continue with Apple"
-            case .facebook: "Continue with Facebook"
-            }
-        }
-
-        /// The provider's name as people know it.
-        public var title: String {
-            switch self {
-            case .google: "Google"
-            case .apple: "Apple"
-            case .facebook: "Facebook"
-            }
-        }
+        public var label: String { "Continue with " + title }
     }
 
     /// The consent form.
@@ -264,7 +243,7 @@ public enum OIDCPages {
         case .login(let l):
             let message = l.message.map { "<p class=\"error\" id=\"problem\">\(escape(text(of: $0)))</p>" } ?? ""
             let action = l.action.map { " action=\"\(escape($0))\"" } ?? ""
-            let buttons = l.providers.map { "<a class=\"alt\" href=\"\(escape($0.href))\">\(escape($0.provider.label))</a>" }.joined()
+            let buttons = l.providers.map { "<a class=\"alt\" href=\"\(escape($0.href))\">\(escape($0.label))</a>" }.joined()
             return AccountPages.document(
                 title: "Sign in", app: app,
                 body: """

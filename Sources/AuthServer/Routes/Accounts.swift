@@ -76,23 +76,3 @@ struct AccountRoutes: Sendable {
         return JSONResponse.noContent()
     }
 }
-
-extension AuthServer {
-    /// The `local-userpass` login body `{"username","password"}` of `app`'s users: the user id (the account's
-    /// first login creates it; with `linkingTo`, the account joins that user), or `login_failed`,
-    /// `email_not_confirmed`, `identity_in_use`, or 429 while `failed_login_per_account` holds for the email.
-    func userpassLogin(_ body: RequestJSON, _ context: AuthRequestContext, app: String, linkingTo target: String? = nil) async throws -> String {
-        let accounts = try userpass(app: app)
-        let email = try body.string("username", maxBytes: 1024), password = try body.string("password", maxBytes: 4096)
-        let limit = config.limits.failedLoginPerAccount
-        let outcome = try await withPasswordSlot(context) {
-            try await accounts.manager.login(email: email, password: password, failureLimit: limit, linkingTo: target)
-        }
-        switch outcome {
-        case .success(let userID):
-            return userID
-        case .throttled(let after):
-            throw TokenError(.tooManyRequests, "too many failed logins for this email; try again in \(after) s").retrying(after: after)
-        }
-    }
-}

@@ -46,7 +46,7 @@ struct LoginRoutes: Sendable {
         if link, context.session == nil { throw TokenError(.invalidSession, "linking needs an access token") }
         let bearer = link ? context.session : nil
         let proof = try await AppLoginMethods.authenticate(
-            method, LoginRequest(body: body, sessions: app.sessions, linkingTo: bearer?.userID, server: server, context: context))
+            method, LoginRequest(body: body, sessions: app.sessions, linkingTo: bearer?.userID, clientAddress: context.clientAddress))
 
         if let session = bearer {
             let linked = try await Authentication.link(proof, method: type(of: method), to: session.userID, sessions: app.sessions)

@@ -47,7 +47,7 @@ struct MFALoginRoutes: Sendable {
         let method: String
         switch proof {
         case .code(let code):
-            method = "totp"
+            method = TOTPFactor.name
             do {
                 check = try await sessions.checkMFA(userID: record.subject, code: code) { _, tx in try await spend(tx) }
             } catch let e as TokenError where e.code == .invalidInput {

@@ -117,7 +117,7 @@ extension OIDCAuthorizeRoutes {
         }
         let body = RequestJSON(object: ["username": .string(email), "password": .string(password)])
         let proof = try await AppLoginMethods.authenticate(
-            method, LoginRequest(body: body, sessions: app.sessions, linkingTo: nil, server: server, context: context))
+            method, LoginRequest(body: body, sessions: app.sessions, linkingTo: nil, clientAddress: context.clientAddress))
         return try await Authentication.signIn(proof, method: UserpassLogin.name, sessions: app.sessions)
     }
 

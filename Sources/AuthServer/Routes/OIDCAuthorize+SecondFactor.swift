@@ -106,7 +106,7 @@ extension OIDCAuthorizeRoutes {
                     userID: record.subject, binding: token, response: response, relyingParty: server.config.passkeys, accepted: spend)
             } else {
                 guard !code.isEmpty else { return try await again(.wrongCode, 401) }
-                method = "totp"
+                method = TOTPFactor.name
                 check = try await sessions.checkMFA(userID: record.subject, code: .either(code)) { _, tx in try await spend(tx) }
             }
         } catch let e as TokenError where e.code == .invalidInput || e.code == .authFailed {

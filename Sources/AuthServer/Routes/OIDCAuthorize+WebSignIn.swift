@@ -40,17 +40,15 @@ extension OIDCAuthorizeRoutes {
     /// The buttons of a flow's login page: the app's providers set up for the web, Google, Apple,
     /// Facebook in that order.
     func webSignInButtons(_ resumed: OIDCResumedFlow) -> [OIDCPages.WebSignInButton] {
-        webSignInMethods(app: resumed.request.client.app).compactMap { method in
-            OIDCPages.WebSignInProvider(rawValue: type(of: method).name).map {
-                OIDCPages.WebSignInButton(provider: $0, href: pageURL(Self.webSignInPath(method), resumed.handle))
-            }
+        webSignInMethods(app: resumed.request.client.app).map { method in
+            OIDCPages.WebSignInButton(title: type(of: method).title, href: pageURL(Self.webSignInPath(method), resumed.handle))
         }
     }
 
     /// The login methods of `app` that can run their provider's web flow (each credential it needs set).
     private func webSignInMethods(app: String) -> [any WebSignInMethod] {
-        OIDCPages.WebSignInProvider.allCases.compactMap {
-            guard let method = server.loginMethods[app]?.method(named: $0.rawValue) as? any WebSignInMethod, method.webSignInProblem == nil
+        WebSignInMethods.standard.compactMap {
+            guard let method = server.loginMethods[app]?.method(named: $0.name) as? any WebSignInMethod, method.webSignInProblem == nil
             else { return nil }
             return method
         }

@@ -152,10 +152,8 @@ extension WebSignInRoutes {
     /// redirect there, which `form-action` governs).
     private func page(_ pending: PendingLink, csrf: String, setCookie: String) async throws -> Response {
         let account = try await MFARoutes.email(of: pending.link.userID, sessions: pending.app.sessions)
-        let methodName = type(of: pending.method).name
-        let provider = OIDCPages.WebSignInProvider(rawValue: methodName)
         let page = LinkConfirmationPage(
-            provider: provider?.title ?? methodName, account: account, app: pending.app.config.id, csrf: csrf)
+            provider: type(of: pending.method).title, account: account, app: pending.app.config.id, csrf: csrf)
         let upstream = pending.method.authorizationURL(
             server.config.providerURLs, callback: callback(pending.method), state: "",
             flow: try WebSignInFlow(caller: .link(userID: "", sessionID: "", redirect: "", state: ""), pkce: false, created: 0))

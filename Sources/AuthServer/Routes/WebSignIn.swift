@@ -84,7 +84,7 @@ struct WebSignInRoutes: Sendable {
 
     private func finish(_ name: String, _ answer: WebSignInAnswer, _ request: Request, _ context: AuthRequestContext) async throws -> Response {
         let expired = "This sign-in has expired or was already used. Go back to the app and start again."
-        guard let methodName = Self.methods[name], let state = answer.fields["state"] else { return Self.errorPage(expired, app: nil) }
+        guard let methodName = WebSignInMethods.methodName(callback: name), let state = answer.fields["state"] else { return Self.errorPage(expired, app: nil) }
         guard
             let (appID, flow) = try await server.store.finishWebSignIn(
                 state: state, method: methodName, apps: server.appIDs, at: Int64(server.service.configuration.clock.now().timeIntervalSince1970))
@@ -171,9 +171,4 @@ struct WebSignInRoutes: Sendable {
 
     /// The callback URL of `method`, as registered at the provider.
     func callback(_ method: any WebSignInMethod) -> String { server.config.publicURL + "/oauth/callback/" + type(of: method).callbackName }
-
-    /// Callback names to login method names.
-    static let methods: [String: String] = [
-        GoogleLogin.callbackName: GoogleLogin.name, AppleLogin.callbackName: AppleLogin.name, FacebookLogin.callbackName: FacebookLogin.name,
-    ]
 }

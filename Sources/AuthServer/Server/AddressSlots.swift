@@ -25,6 +25,17 @@ final class AddressSlots: Sendable {
         }
     }
 
+    /// Runs `work` in one of `address`'s slots: 429 `TooManyRequests` with `Retry-After: 1` at
+    /// once when it has none left.
+    func withSlot<T: Sendable>(of address: String, _ work: () async throws -> T) async throws -> T {
+        guard enter(address) else {
+            throw TokenError(.tooManyRequests, "this address has \(perAddress) password checks in flight already; try again in a second")
+                .retrying(after: 1)
+        }
+        defer { leave(address) }
+        return try await work()
+    }
+
     /// Gives back a slot ``enter(_:)`` took.
     func leave(_ address: String) {
         held.withLock { held in
@@ -39,12 +50,6 @@ extension AuthServer {
     /// (``AddressSlots``): 429 `TooManyRequests` with `Retry-After: 1` at once when it has none left.
     /// `newPassword`: a registration's or `reset/call`'s hash, in ``newPasswordSlots``.
     func withPasswordSlot<T: Sendable>(_ context: AuthRequestContext, newPassword: Bool = false, _ work: () async throws -> T) async throws -> T {
-        let address = context.clientAddress ?? "", slots = newPassword ? newPasswordSlots : passwordSlots
-        guard slots.enter(address) else {
-            throw TokenError(.tooManyRequests, "this address has \(slots.perAddress) password checks in flight already; try again in a second")
-                .retrying(after: 1)
-        }
-        defer { slots.leave(address) }
-        return try await work()
+        try await (newPassword ? newPasswordSlots : passwordSlots).withSlot(of: context.clientAddress ?? "", work)
     }
 }

@@ -53,7 +53,7 @@ public struct AuthServer: Sendable {
     /// flight at once: a quarter of `max_in_flight`, so that a flood of them leaves room for the rest.
     let passwordWork: InFlightLimit
     /// At most 2 password sign-ins of one client address in flight at once (``withPasswordSlot(_:_:)``).
-    let passwordSlots = AddressSlots(perAddress: 2)
+    let passwordSlots: AddressSlots
     /// At most 2 new passwords of one client address hashing at once (registrations, `reset/call`):
     /// apart from the sign-ins' slots, as their hasher is apart from the sign-ins' hasher.
     let newPasswordSlots = AddressSlots(perAddress: 2)
@@ -81,6 +81,7 @@ public struct AuthServer: Sendable {
             var apps: [String: AppRuntime] = [:]
             var loginMethods: [String: AppLoginMethods] = [:]
             var accounts: [String: AppAccounts] = [:]
+            let passwordSlots = AddressSlots(perAddress: 2)
             let hasher = try PasswordHasher()  // one for the server: its bound holds across apps
             // New passwords (registrations, resets: callers who proved nothing yet) hash one at a
             // time with a short queue, apart from sign-ins, which they can then never starve.
@@ -104,7 +105,10 @@ public struct AuthServer: Sendable {
                 apps[id] = AppRuntime(config: app, sessions: SessionManager(service: service, policy: policy))
                 accounts[id] = try AppAccounts.make(
                     app: app, sessions: apps[id]!.sessions, hasher: hasher, newPasswords: newPasswords, transport: transport)
-                do { loginMethods[id] = try AppLoginMethods(app: app, config: config, transport: transport) } catch let e as TokenError {
+                do {
+                    loginMethods[id] = try AppLoginMethods(
+                        app: app, config: config, transport: transport, accounts: accounts[id], passwordSlots: passwordSlots)
+                } catch let e as TokenError {
                     throw TokenError(.invalidConfiguration, "apps.\(id).providers: \(e.message)")
                 }
             }
@@ -127,7 +131,7 @@ public struct AuthServer: Sendable {
                         guard let bytes = peer.ipAddress.flatMap(IPNetwork.bytes(of:)) else { return false }
                         return config.trustedProxies.contains { $0.contains(bytes) }
                     }),
-                passwordWork: InFlightLimit(limit: max(1, config.maxInFlight / 4)))
+                passwordWork: InFlightLimit(limit: max(1, config.maxInFlight / 4)), passwordSlots: passwordSlots)
         } catch {
             try? await store.close()
             try? await transport.shutdown()

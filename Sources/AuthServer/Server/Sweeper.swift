@@ -18,7 +18,7 @@ struct Sweeper: Service {
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                let removed = try await service.removeIdleUsers(onlyProvider: "anon-user", idleSeconds: Self.anonymousIdle)
+                let removed = try await service.removeIdleUsers(onlyProvider: AnonymousLogin.name, idleSeconds: Self.anonymousIdle)
                 let purged = try await service.sweep(grace: grace)
                 // Throttle events past their window; used or expired confirmation and reset tokens.
                 let throttled = try await Throttle(store: service.store, clock: service.configuration.clock).purge()

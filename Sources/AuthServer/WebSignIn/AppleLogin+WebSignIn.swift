@@ -4,6 +4,7 @@ import JOSE
 
 extension AppleLogin: WebSignInMethod {
     static var callbackName: String { "apple" }
+    static var title: String { "Apple" }
     /// Apple sends the name and email scopes' answer only by `form_post`.
     static var postsAnswer: Bool { true }
 

@@ -9,6 +9,8 @@ import JOSE
 protocol WebSignInMethod: LoginMethod {
     /// The callback's last path segment: `PUBLIC_URL/oauth/callback/{callbackName}`.
     static var callbackName: String { get }
+    /// The provider's name as people know it: the login page's button says "Continue with" it.
+    static var title: String { get }
     /// Whether the flow sends a PKCE S256 challenge (RFC 7636).
     static var usesPKCE: Bool { get }
     /// Whether the provider posts its answer (`response_mode=form_post`) rather than redirecting.
@@ -26,6 +28,15 @@ protocol WebSignInMethod: LoginMethod {
 extension WebSignInMethod {
     static var usesPKCE: Bool { false }
     static var postsAnswer: Bool { false }
+}
+
+/// The login methods that sign in by their provider's web flow: those of the registry that are
+/// ``WebSignInMethod``s, in its order (the order of the login page's buttons).
+enum WebSignInMethods {
+    static let standard: [any WebSignInMethod.Type] = LoginMethodRegistry.standard.methods.compactMap { $0 as? any WebSignInMethod.Type }
+
+    /// The login method name of the callback named `callbackName`.
+    static func methodName(callback callbackName: String) -> String? { standard.first { $0.callbackName == callbackName }?.name }
 }
 
 /// The fields of the provider's answer at the callback (the query, or Apple's posted form).
@@ -52,46 +63,5 @@ struct WebSignInAnswer: Sendable {
     /// Printable ASCII of `text`, at most `limit` characters (what a message may show of a provider's words).
     static func printable(_ text: String, _ limit: Int) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F }).prefix(limit))
-    }
-}
-
-extension GoogleLogin: WebSignInMethod {
-    static var callbackName: String { "google" }
-    static var usesPKCE: Bool { true }
-
-    var webSignInProblem: String? {
-        provider.configuration.clientSecret == nil ? "the app's oauth2-google provider has no client_secret_file, which web sign-in needs" : nil
-    }
-
-    func authorizationURL(_ urls: ServerConfig.ProviderURLs, callback: String, state: String, flow: WebSignInFlow) -> String {
-        OIDCAuthorizationError.append(
-            [
-                ("client_id", clientID), ("redirect_uri", callback), ("response_type", "code"), ("scope", "openid email profile"),
-                ("state", state), ("nonce", flow.nonce), ("code_challenge", flow.challenge),
-                ("code_challenge_method", flow.challenge == nil ? nil : "S256"), ("hd", provider.configuration.hostedDomain),
-            ], to: urls.googleAuthorize)
-    }
-
-    func finishWebSignIn(_ answer: WebSignInAnswer, flow: WebSignInFlow, callback: String) async throws -> LoginProof {
-        let result = try await provider.exchange(
-            code: try answer.code(), clientID: clientID, redirectURI: callback, nonce: flow.nonce, codeVerifier: flow.verifier)
-        return .identity(result.identity.named(Self.name), keep: nil)
-    }
-}
-
-extension FacebookLogin: WebSignInMethod {
-    static var callbackName: String { "facebook" }
-    var webSignInProblem: String? { nil }
-
-    func authorizationURL(_ urls: ServerConfig.ProviderURLs, callback: String, state: String, flow: WebSignInFlow) -> String {
-        OIDCAuthorizationError.append(
-            [
-                ("client_id", provider.configuration.appID), ("redirect_uri", callback), ("response_type", "code"),
-                ("scope", "public_profile,email"), ("state", state),
-            ], to: urls.facebookDialog + ServerConfig.ProviderURLs.facebookDialogPath)
-    }
-
-    func finishWebSignIn(_ answer: WebSignInAnswer, flow: WebSignInFlow, callback: String) async throws -> LoginProof {
-        .identity(try await provider.exchange(code: try answer.code(), redirectURI: callback).named(Self.name), keep: nil)
     }
 }
