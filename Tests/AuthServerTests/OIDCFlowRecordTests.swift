@@ -82,7 +82,7 @@ import Testing
     func versioned(kind: StoreKind) async throws {
         try await Harness.withStore(kind) { t in
             var flow = try OIDCLoginFlow(try Self.request(), created: Self.now)
-            let json = try OIDCPayload.encode(flow)
+            let json = try RecordPayload.encode(flow)
             #expect(json.hasPrefix(#"{"created":"#) && json.contains(#""v":1"#) && json.contains(#""request":{"client":"portal","#))
             flow.version = 2
             let later = flow
@@ -101,7 +101,7 @@ import Testing
         let record = try #require(
             try await store.transaction { tx in try await tx.lookUpOneTimeToken(finished.code, purpose: .authorizationCode, app: "app-a") })
         #expect(record.subject == "user-1" && record.expiresAt == time + 60)
-        return (finished.code, try #require(OIDCPayload.decode(OIDCAuthorizationCode.self, record.payload)))
+        return (finished.code, try #require(RecordPayload.decode(OIDCAuthorizationCode.self, record.payload)))
     }
 
     @Test(

@@ -1,5 +1,5 @@
 import Foundation
-import Sessions
+public import Sessions
 
 /// An authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1) that passed every check that
 /// needs no browser session: its client, redirect URI, PKCE challenge and scopes are settled.

@@ -29,27 +29,13 @@ struct OIDCCodeReuse: Error {
     let error: OAuthError
 }
 
-/// Versioned JSON payloads of one-time tokens.
-enum OIDCPayload {
-    static func encode(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-
-    /// The payload as `T`; `nil` when it is not `T`'s JSON.
-    static func decode<T: Decodable>(_ type: T.Type, _ payload: String) -> T? {
-        try? JSONDecoder().decode(type, from: Data(payload.utf8))
-    }
-}
-
 extension SessionStoreTransaction {
     /// Stores `flow` for `app` (the client's) for ``OIDCLoginFlow/lifetime``.
     /// - Returns: the handle to put in the page's URL.
     /// - Throws: `internal_error` (random generator), `store_unavailable`.
     public func issueLoginFlow(_ flow: OIDCLoginFlow, app: String) async throws -> String {
         let issued = try await issueOneTimeToken(
-            purpose: .loginFlow, app: app, subject: flow.clientID, payload: try OIDCPayload.encode(flow), createdAt: flow.created,
+            purpose: .loginFlow, app: app, subject: flow.clientID, payload: try RecordPayload.encode(flow), createdAt: flow.created,
             expiresAt: flow.created + OIDCLoginFlow.lifetime)
         return OIDCFlowHandle.make(token: issued.token, clientID: flow.clientID)
     }
@@ -64,7 +50,7 @@ extension SessionStoreTransaction {
         // Checked before it is consumed: a handle naming another client, or a flow its client
         // can no longer resume, leaves the record as it was.
         guard let record = try await lookUpOneTimeToken(token, purpose: .loginFlow, app: client.app), record.subject == clientID,
-            let flow = OIDCPayload.decode(OIDCLoginFlow.self, record.payload), flow.version == OIDCLoginFlow.version, flow.clientID == clientID,
+            let flow = RecordPayload.decode(OIDCLoginFlow.self, record.payload), flow.version == OIDCLoginFlow.version, flow.clientID == clientID,
             let request = flow.request(clients: clients)
         else { return nil }
         if consume {
@@ -80,7 +66,7 @@ extension SessionStoreTransaction {
     /// - Throws: `internal_error` (random generator), `store_unavailable`.
     public func issueAuthorizationCode(_ code: OIDCAuthorizationCode, app: String) async throws -> String {
         try await issueOneTimeToken(
-            purpose: .authorizationCode, app: app, subject: code.userID, payload: try OIDCPayload.encode(code), createdAt: code.created,
+            purpose: .authorizationCode, app: app, subject: code.userID, payload: try RecordPayload.encode(code), createdAt: code.created,
             expiresAt: code.created + OIDCAuthorizationCode.lifetime
         ).token
     }
@@ -128,13 +114,13 @@ extension SessionStoreTransaction {
     {
         switch try await consumeOneTimeToken(code, purpose: .authorizationCode, app: app, at: time) {
         case .consumed(let record):
-            guard let stored = OIDCPayload.decode(OIDCAuthorizationCode.self, record.payload), stored.version == OIDCAuthorizationCode.version
+            guard let stored = RecordPayload.decode(OIDCAuthorizationCode.self, record.payload), stored.version == OIDCAuthorizationCode.version
             else { throw OAuthError.invalidGrant("the code is not valid") }
             if let problem = stored.binding.redemptionProblem(clientID: clientID, redirectURI: redirectURI, verifier: verifier) { throw problem }
             return stored
         case .refused(.used, let record):
             let refusal = OAuthError.invalidGrant("the code was already used")
-            guard let stored = OIDCPayload.decode(OIDCAuthorizationCode.self, record.payload) else { throw refusal }
+            guard let stored = RecordPayload.decode(OIDCAuthorizationCode.self, record.payload) else { throw refusal }
             // Only the code's own client, proving what its first use proved (the verifier, the
             // redirect URI), ends that use's session: another client of the app, or a guess without
             // the verifier, must not be able to sign the rightful client's user out.

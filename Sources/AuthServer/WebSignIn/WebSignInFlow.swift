@@ -79,7 +79,7 @@ extension SessionStore {
     func storeFlow(_ record: some Encodable & Sendable, purpose: OneTimeTokenPurpose, method: String, app: String, created: Int64, lifetime: Int64)
         async throws -> String
     {
-        let payload = try OIDCPayload.encode(record)
+        let payload = try RecordPayload.encode(record)
         let issued = try await transaction { tx in
             try await tx.issueOneTimeToken(
                 purpose: purpose, app: app, subject: method, payload: payload, createdAt: created, expiresAt: created + lifetime)
@@ -96,7 +96,7 @@ extension SessionStore {
         guard let (token, app) = OIDCFlowHandle.parse(state), apps.contains(app) else { return nil }
         return try await transaction { tx in
             guard let record = try await tx.lookUpOneTimeToken(token, purpose: .webSignIn, app: app), record.subject == method,
-                let flow = OIDCPayload.decode(WebSignInFlow.self, record.payload), flow.version == WebSignInFlow.version,
+                let flow = RecordPayload.decode(WebSignInFlow.self, record.payload), flow.version == WebSignInFlow.version,
                 try await tx.consumeOneTimeToken(token, purpose: .webSignIn, app: app, at: time).consumed != nil
             else { return nil }
             return (app, flow)

@@ -52,7 +52,7 @@ extension SessionStore {
     {
         guard let (token, app) = OIDCFlowHandle.parse(handle), apps.contains(app) else { return nil }
         guard let record = try await read({ tx in try await tx.lookUpOneTimeToken(token, purpose: .webSignInLink, app: app) }),
-            record.state(at: time) == .live, let link = OIDCPayload.decode(WebSignInLinkFlow.self, record.payload),
+            record.state(at: time) == .live, let link = RecordPayload.decode(WebSignInLinkFlow.self, record.payload),
             link.version == WebSignInLinkFlow.version
         else { return nil }
         return (token, app, record.subject, link)

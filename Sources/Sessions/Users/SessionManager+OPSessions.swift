@@ -19,15 +19,14 @@ public struct OPBrowserSession: Sendable, Hashable {
     public var amr: [String]
     public var expiresAt: Int64
 
+    /// The record as a list shows it: decoded as ``OPSession`` is, by its one payload type.
     init?(_ record: OneTimeTokenRecord) {
-        guard record.purpose == .opSession, let payload = try? JSONValue(parsing: record.payload).objectValue,
-            let sid = payload["sid"]?.stringValue
-        else { return nil }
-        sessionID = sid
+        guard let session = OPSession(record) else { return nil }
+        sessionID = session.sessionID
         hash = record.hash
         createdAt = record.createdAt
-        authTime = payload["auth_time"]?.intValue ?? record.createdAt
-        amr = payload["amr"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        authTime = session.authTime
+        amr = session.amr
         expiresAt = record.expiresAt
     }
 }
@@ -70,6 +69,35 @@ extension SessionManager {
                 return false
             }
             return try await tx.consumeOneTimeToken(purpose: .opSession, hash: target.hash, app: app, at: now) != nil
+        }
+    }
+}
+
+extension SessionManager {
+    /// The live OP browser sessions of `userID` in the user's own app, newest first: what an
+    /// operator sees (`tokentool user op-sessions`), whatever app this manager's policy names.
+    /// - Throws: `user_not_found`; `store_unavailable`.
+    public func opBrowserSessions(ofUser userID: String) async throws -> [OPBrowserSession] {
+        let now = configuration.now
+        return try await store.read { tx in
+            guard let user = try await tx.user(id: userID) else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
+            return try await tx.opBrowserSessions(app: user.app, userID: userID, at: now)
+        }
+    }
+
+    /// Ends the OP browser session `sid` of `userID` (in the user's own app) and, in the same
+    /// transaction, revokes every session issued through it: its relying parties' tokens stop
+    /// working, as after the browser's own logout (`tokentool user end-op-session`).
+    /// - Returns: how many sessions were revoked; `nil` when the user has no live OP browser session `sid`.
+    /// - Throws: `user_not_found`; `store_unavailable`.
+    public func endOPBrowserSession(ofUser userID: String, sessionID sid: String, reason: String = "admin") async throws -> Int? {
+        let now = configuration.now
+        return try await store.transaction { tx in
+            guard let user = try await tx.user(id: userID) else { throw TokenError(.userNotFound, "no user has id \"\(userID.prefix(64))\"") }
+            guard let target = try await tx.opBrowserSessions(app: user.app, userID: userID, at: now).first(where: { $0.sessionID == sid }),
+                try await tx.consumeOneTimeToken(purpose: .opSession, hash: target.hash, app: user.app, at: now) != nil
+            else { return nil }
+            return try await tx.revokeSessions(opSessionID: sid, at: now, reason: reason)
         }
     }
 }

@@ -6,7 +6,7 @@ struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
         abstract: "Users of a session store.",
-        subcommands: [Delete.self, Show.self, Disable.self, Enable.self, MFA.self])
+        subcommands: [Delete.self, Show.self, Disable.self, Enable.self, MFA.self, OPSessions.self, EndOPSession.self])
 
     /// `user disable` / `user enable`: a disabled user's logins and refreshes answer 403 `UserDisabled`
     /// and its access tokens stop passing the server's live checks.

@@ -1,7 +1,8 @@
-public import Sessions
 import JOSE
 
-/// The OpenID Provider's browser session: who signed in on the hosted login page, when and how.
+/// The OpenID Provider's browser session: who signed in on the hosted login page, when and how
+/// (the server's cookie holds its token; ``OPBrowserSession`` is the same record as a user's
+/// session list shows it).
 ///
 /// Kept in the one-time-token store, purpose `op_session`: the cookie's value
 /// (``OPSessionCookie``) is the token, the user is the subject, the expiry is the sign-in time plus
@@ -28,6 +29,7 @@ public struct OPSession: Sendable, Hashable {
         return now - authTime > maxAge
     }
 
+    /// The record's payload, written and read by ``RecordPayload`` alone.
     struct Payload: Codable {
         static let version = 1
         var v: Int
@@ -39,7 +41,7 @@ public struct OPSession: Sendable, Hashable {
     }
 
     init?(_ record: OneTimeTokenRecord) {
-        guard record.purpose == .opSession, let p = OIDCPayload.decode(Payload.self, record.payload), p.v == Payload.version else { return nil }
+        guard record.purpose == .opSession, let p = RecordPayload.decode(Payload.self, record.payload), p.v == Payload.version else { return nil }
         self.init(userID: record.subject, sessionID: p.sid, authTime: p.authTime, amr: p.amr, expiresAt: record.expiresAt)
     }
 
@@ -69,7 +71,7 @@ extension SessionStore {
                 sid = previous.sessionID
             }
             let session = OPSession(userID: userID, sessionID: try sid ?? RandomID.make(), authTime: now, amr: amr, expiresAt: now + ttl)
-            let payload = try OIDCPayload.encode(OPSession.Payload(v: OPSession.Payload.version, sid: session.sessionID, authTime: now, amr: amr))
+            let payload = try RecordPayload.encode(OPSession.Payload(v: OPSession.Payload.version, sid: session.sessionID, authTime: now, amr: amr))
             let issued = try await tx.issueOneTimeToken(
                 purpose: .opSession, app: app, subject: userID, payload: payload, createdAt: now, expiresAt: session.expiresAt)
             return (issued.token, session)
