@@ -73,6 +73,15 @@ extension SessionStoreTransaction {
 }
 
 extension SessionStore {
+    /// The live flow `handle` names, read (`consume` false) or ended (`consume` true) in a
+    /// transaction of its own (``SessionStoreTransaction/loginFlow(handle:clients:at:consume:)``).
+    /// - Throws: `store_unavailable`.
+    public func loginFlow(handle: String, clients: [String: OIDCClientConfig], at time: Int64, consume: Bool) async throws -> OIDCResumedFlow? {
+        consume
+            ? try await transaction { tx in try await tx.loginFlow(handle: handle, clients: clients, at: time, consume: true) }
+            : try await read { tx in try await tx.loginFlow(handle: handle, clients: clients, at: time, consume: false) }
+    }
+
     /// Stores the flow of `request` (a new CSRF token with it, bound to the browser whose
     /// binding value has the digest `browser`) in one transaction.
     /// - Returns: the handle for the page's URL, and the flow.

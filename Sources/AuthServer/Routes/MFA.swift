@@ -81,7 +81,7 @@ struct MFARoutes: Sendable {
 
     /// The name an authenticator app shows for the account: its email, else an identity's, else the user id.
     static func email(of userID: String, sessions: SessionManager) async throws -> String {
-        if let account = try await sessions.store.read({ tx in try await tx.account(userID: userID) }) { return account.email }
+        if let email = try await sessions.accountEmail(of: userID) { return email }
         return try await sessions.identities(of: userID).lazy.compactMap(\.email).first ?? userID
     }
 }

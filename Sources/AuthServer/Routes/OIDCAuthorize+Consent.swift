@@ -27,18 +27,12 @@ extension OIDCAuthorizeRoutes {
         let a = resumed.request
         switch fields[OIDCPages.decisionField] {
         case OIDCPages.allow:
-            let time = now, userID = session.userID
             // An allowed set adds to what was allowed before.
-            try await server.store.transaction { tx in
-                let before = try await tx.consent(userID: userID, clientID: a.client.id)
-                let scopes = (before?.scopes ?? []) + a.scopes.filter { !(before?.scopes ?? []).contains($0) }
-                try await tx.saveConsent(
-                    ConsentRecord(userID: userID, clientID: a.client.id, scopes: scopes, createdAt: before?.createdAt ?? time, updatedAt: time))
-            }
+            try await server.store.addConsent(userID: session.userID, clientID: a.client.id, scopes: a.scopes, at: now)
             return try await continueFlow(resumed, session: session, setCookie: nil, consented: true)
         case OIDCPages.deny:
             let clients = self.clients, time = now, handle = resumed.handle
-            let ended = try await server.store.transaction { tx in try await tx.loginFlow(handle: handle, clients: clients, at: time, consume: true) }
+            let ended = try await server.store.loginFlow(handle: handle, clients: clients, at: time, consume: true)
             guard ended != nil else { return Self.unknownFlow }
             return Self.redirect(a.error("access_denied", "the user denied the request", issuer: issuer).location, status: .seeOther)
         default:
@@ -62,8 +56,8 @@ extension OIDCAuthorizeRoutes {
     }
 
     private func consentPage(_ resumed: OIDCResumedFlow, userID: String, status: Int? = nil) async throws -> Response {
-        let email = try await server.store.read { tx in try await tx.account(userID: userID) }?.email
         let client = resumed.request.client
+        let email = try await server.app(client.app).sessions.accountEmail(of: userID)
         let page = OIDCPages.Consent(clientName: client.name, csrf: resumed.flow.csrf, scopes: resumed.request.scopes, email: email)
         return Self.page(.consent(page), app: client.app, redirectURI: resumed.request.redirectURI, status: status)
     }

@@ -66,7 +66,7 @@ extension OIDCAuthorizeRoutes {
             let refusal = resumed.request.error("unmet_authentication_requirements", "the user has no second factor", issuer: issuer)
             return Self.redirect(refusal.location, status: .seeOther)
         }
-        let user = try await server.store.read { tx in try await tx.user(id: authentication.userID) }
+        let user = try await app.sessions.user(id: authentication.userID)
         guard let user, user.disabledAt == nil else { return loginPage(resumed, email: email, message: .disabled, action: action) }
 
         let appID = app.config.id, time = now
@@ -151,7 +151,7 @@ extension OIDCAuthorizeRoutes {
     func resume(handle: String) async throws -> OIDCResumedFlow? {
         guard handle.utf8.count <= 200 else { return nil }
         let clients = self.clients, time = now
-        return try await server.store.read { tx in try await tx.loginFlow(handle: handle, clients: clients, at: time, consume: false) }
+        return try await server.store.loginFlow(handle: handle, clients: clients, at: time, consume: false)
     }
 
     /// `true` when a post comes from the flow's own page: its CSRF token, and a browser that does

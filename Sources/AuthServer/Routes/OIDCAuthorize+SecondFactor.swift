@@ -29,7 +29,7 @@ extension OIDCAuthorizeRoutes {
     ) async throws -> Response? {
         let sessions = app.sessions
         guard try await sessions.hasSecondFactor(userID: authentication.userID) else { return nil }
-        let user = try await server.store.read { tx in try await tx.user(id: authentication.userID) }
+        let user = try await sessions.user(id: authentication.userID)
         guard let user, user.disabledAt == nil else { return loginPage(resumed, email: nil, message: .disabled, action: action) }
         let time = now, appID = app.config.id, userID = authentication.userID
         let payload = resumed.handle + " " + authentication.methods.joined(separator: ",")

@@ -125,8 +125,8 @@ struct OIDCAuthorizeRoutes: Sendable {
     func needsConsent(_ a: OIDCAuthorizationRequest, userID: String) async throws -> Bool {
         if a.prompt.contains(.consent) { return true }
         if a.client.firstParty { return false }
-        let granted = try await server.store.read { tx in try await tx.consent(userID: userID, clientID: a.client.id) }
-        return !Set(a.scopes).isSubset(of: granted?.scopes ?? [])
+        let granted = try await server.store.consentedScopes(userID: userID, clientID: a.client.id)
+        return !Set(a.scopes).isSubset(of: granted)
     }
 
     /// The live OP session the request's cookie names for `app`, whose user still exists and is
@@ -135,7 +135,7 @@ struct OIDCAuthorizeRoutes: Sendable {
         guard let token = cookieToken(request, app: app), let session = try await server.store.opSession(token: token, app: app, at: now) else {
             return nil
         }
-        let user = try await server.store.read { tx in try await tx.user(id: session.userID) }
+        let user = try await server.app(app).sessions.user(id: session.userID)
         return user?.disabledAt == nil && user != nil ? session : nil
     }
 

@@ -106,6 +106,12 @@ extension SessionManager {
         return try await store.transaction { tx in try await tx.user(id: id) }
     }
 
+    /// The email of the user's email/password account, if it has one.
+    public func accountEmail(of userID: String) async throws -> String? {
+        guard Self.isStorableID(userID, maxBytes: 255) else { return nil }
+        return try await store.read { tx in try await tx.account(userID: userID) }?.email
+    }
+
     /// A user's sessions, live or not, until purged.
     public func sessions(of userID: String) async throws -> [SessionRecord] {
         guard Self.isStorableID(userID, maxBytes: 255) else { return [] }
