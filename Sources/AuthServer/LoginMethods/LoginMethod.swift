@@ -97,6 +97,10 @@ struct LoginCapabilities: OptionSet, Sendable {
     /// Serves as a second factor after another method's proof (a TOTP code, a passkey's
     /// assertion): its proof adds to an ``Authentication``'s methods. None does yet.
     static let secondFactor = LoginCapabilities(rawValue: 1 << 2)
+    /// Its App Services sign-in is followed by the user's second factor when the user has one
+    /// (401 `MFARequired` with an `mfa_token` for `…/local-userpass/mfa`): an email and
+    /// password alone do not sign a user with a second factor in.
+    static let secondStep = LoginCapabilities(rawValue: 1 << 3)
 }
 
 /// A limit a method adds per client address: the key is `name:ADDRESS`.

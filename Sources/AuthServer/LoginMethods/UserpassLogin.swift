@@ -9,7 +9,7 @@ struct UserpassLogin: LoginMethod {
     static let name = "local-userpass"
     static let loginBody: LoginBody = .members([.init("username", note: "the email"), .init("password")])
     static let amr = [AMRValue(name, "pwd")]
-    static let capabilities: LoginCapabilities = [.link]
+    static let capabilities: LoginCapabilities = [.link, .secondStep]
     static let answersOwnRefusals = true
 
     struct Config: Sendable {

@@ -58,7 +58,9 @@ struct LoginRoutes: Sendable {
                 noStore: true)
         }
         let authentication = try await Authentication.signIn(proof, method: provider, sessions: app.sessions)
-        if method is UserpassLogin { try await server.requireNoSecondFactor(authentication, app: app, device: device) }
+        if type(of: method).capabilities.contains(.secondStep) {
+            try await server.requireNoSecondFactor(authentication, app: app, device: device)
+        }
         return Self.answer(try await server.issueSession(authentication, app: app, device: device), device: device)
     }
 
