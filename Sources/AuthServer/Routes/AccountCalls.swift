@@ -49,7 +49,7 @@ extension AccountRoutes {
         let accounts = input.accounts
         try await throttlePerEmail(input.email, context)
         // The new password is hashed: one of the address's two password slots (AddressSlots).
-        let outcome = try await server.withPasswordSlot(context, newPassword: true) {
+        let outcome = try await server.withNewPasswordSlot(context) {
             try await accounts.manager.resetThroughFunction(email: input.email, newPassword: input.password) { token in
                 try await accounts.call(input.function, token: token, arguments: input.arguments)
             }

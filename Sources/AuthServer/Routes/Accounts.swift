@@ -17,7 +17,7 @@ struct AccountRoutes: Sendable {
 
     func register(_ input: (AppAccounts, email: String, password: String), _ context: AuthRequestContext) async throws -> Response {
         let (accounts, email, password) = input
-        let outcome = try await server.withPasswordSlot(context, newPassword: true) {
+        let outcome = try await server.withNewPasswordSlot(context) {
             try await accounts.manager.register(email: email, password: password)
         }
         switch outcome {

@@ -46,10 +46,10 @@ final class AddressSlots: Sendable {
 }
 
 extension AuthServer {
-    /// Runs `work` (which hashes a password) in one of the client address's slots
-    /// (``AddressSlots``): 429 `TooManyRequests` with `Retry-After: 1` at once when it has none left.
-    /// `newPassword`: a registration's or `reset/call`'s hash, in ``newPasswordSlots``.
-    func withPasswordSlot<T: Sendable>(_ context: AuthRequestContext, newPassword: Bool = false, _ work: () async throws -> T) async throws -> T {
-        try await (newPassword ? newPasswordSlots : passwordSlots).withSlot(of: context.clientAddress ?? "", work)
+    /// Runs `work` (a registration's or `reset/call`'s new password hash) in one of the client
+    /// address's ``newPasswordSlots``: 429 `TooManyRequests` with `Retry-After: 1` at once when it
+    /// has none left. Sign-ins take ``passwordSlots`` in ``UserpassLogin``.
+    func withNewPasswordSlot<T: Sendable>(_ context: AuthRequestContext, _ work: () async throws -> T) async throws -> T {
+        try await newPasswordSlots.withSlot(of: context.clientAddress ?? "", work)
     }
 }

@@ -52,7 +52,7 @@ public struct AuthServer: Sendable {
     /// Registrations and password resets (anyone may send them, and each may cost a scrypt) in
     /// flight at once: a quarter of `max_in_flight`, so that a flood of them leaves room for the rest.
     let passwordWork: InFlightLimit
-    /// At most 2 password sign-ins of one client address in flight at once (``withPasswordSlot(_:_:)``).
+    /// At most 2 password sign-ins of one client address in flight at once (given to ``UserpassLogin`` at start).
     let passwordSlots: AddressSlots
     /// At most 2 new passwords of one client address hashing at once (registrations, `reset/call`):
     /// apart from the sign-ins' slots, as their hasher is apart from the sign-ins' hasher.

@@ -62,9 +62,10 @@ enum ClientAuthentication {
         }
         // RFC 6749 §2.3: one authentication method per request.
         guard presented.count <= 1 else { throw OAuthError.invalidRequest("send client credentials once: " + presented.joined(separator: " or ")) }
-        if credentials == nil { credentials = try NoClientAuthentication.credentials(request, form: form) }
         if requireSecret, !method.provesSecret { throw OAuthError.invalidClient("this endpoint needs HTTP Basic client authentication") }
-        guard let credentials, let id = credentials.id else { throw OAuthError.invalidClient("client_id must name an app or a client of this server") }
+        // A request presenting no other method names itself (`none`).
+        let named = try credentials ?? NoClientAuthentication.credentials(request, form: form)
+        guard let credentials = named, let id = credentials.id else { throw OAuthError.invalidClient("client_id must name an app or a client of this server") }
         let client: OAuthClient
         switch clients.client(id, method: method.name) {
         case .found(let found): client = found
