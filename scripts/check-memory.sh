@@ -25,6 +25,14 @@ mode=${1:-all}
 
 say() { printf 'check-memory: %s\n' "$*" >&2; }
 
+# unended LOG: the swift-testing tests of a `swift test` output that started and neither passed,
+# failed nor were skipped.
+unended() {
+  awk '/ Test .* started\.$/ { sub(/^.* Test /, ""); sub(/ started\.$/, ""); open[$0] = 1 }
+       / Test .* (passed|failed|skipped)/ { t = $0; sub(/^.* Test /, "", t); sub(/ (passed|failed|skipped).*$/, "", t); delete open[t] }
+       END { for (t in open) print "  " t }' "$1"
+}
+
 run_asan() {
   say "AddressSanitizer/LeakSanitizer: building the tests in .build-asan"
   "$SWIFT" build --build-tests --sanitize=address --scratch-path .build-asan
@@ -51,10 +59,24 @@ run_asan() {
     say "AddressSanitizer/LeakSanitizer: running ${phase}"
     # halt_on_error: the first memory error fails the run; detect_leaks: LeakSanitizer at exit.
     # shellcheck disable=SC2086 # the phase is two or three words on purpose
+    # A phase that outlives its deadline (a test waiting for ever) is stopped, and the tests that
+    # started and never ended are named, instead of CI waiting out its own limit.
+    local log rc=0
+    log=$(mktemp)
     ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_stack_use_after_return=0 \
     LSAN_OPTIONS=suppressions=$ROOT/Tests/lsan.supp:print_suppressions=0 \
     SWIFT_BACKTRACE=enable=no \
-      "$SWIFT" test --skip-build --sanitize=address --scratch-path .build-asan $phase
+      timeout -k 30 "${CHECK_MEMORY_PHASE_MINUTES:-30}m" \
+      "$SWIFT" test --skip-build --sanitize=address --scratch-path .build-asan $phase 2>&1 | tee "$log" || rc=$?
+    if [[ $rc -ne 0 ]]; then
+      if [[ $rc -eq 124 || $rc -eq 137 ]]; then
+        say "the phase did not end within ${CHECK_MEMORY_PHASE_MINUTES:-30} minutes; tests that started and did not end:"
+        unended "$log" >&2
+      fi
+      rm -f "$log"
+      exit "$rc"
+    fi
+    rm -f "$log"
   done
   say "AddressSanitizer/LeakSanitizer: clean"
 }

@@ -19,7 +19,10 @@ func withLiveApp<Context: RequestContext, T: Sendable>(
             continuation.yield(channel.localAddress?.port ?? 0)
             continuation.finish()
         }, logger: logger)
-    let task = Task { try await app.run() }
+    let task = Task {
+        defer { continuation.finish() }  // a server that never listens ends the wait
+        try await app.run()
+    }
     var iterator = ports.makeAsyncIterator()
     guard let port = await iterator.next(), port > 0 else {
         task.cancel()

@@ -62,7 +62,7 @@ struct FlowStorageLimitTests {
                     tokens.append(String(try #require(page.body.firstMatch(of: /name="mfa_token" value="([^"]+)"/)?.output.1)))
                 }
                 #expect(Set(tokens).count == 1, "each view made a new step token")
-                #expect(try await Self.live(s, .opSecondFactor, subject: userID) == 1)
+                #expect(try await Self.live(s, .pendingAuthentication, subject: userID) == 1)
             }
         }
     }

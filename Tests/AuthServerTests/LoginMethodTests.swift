@@ -60,10 +60,8 @@ struct LoginMethodTests {
 
     @Test("every *Login.swift of Sources/AuthServer/LoginMethods is one registered method; the recipe's files exist")
     func everyFileIsRegistered() throws {
-        let folder = CLI.packageRoot.appendingPathComponent("Sources/AuthServer/LoginMethods").path
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix("Login.swift") }
-        let types = LoginMethodRegistry.standard.methods.map { String(describing: $0) }
-        #expect(files.map { String($0.dropLast(".swift".count)) }.sorted() == types.sorted())
+        let files = try RegistryFiles.types(in: "LoginMethods", suffix: "Login.swift")
+        #expect(files == LoginMethodRegistry.standard.methods.map { String(describing: $0) }.sorted())
 
         let page = try String(contentsOf: CLI.packageRoot.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
         let recipe = try #require(page.components(separatedBy: "## Adding a login method").dropFirst().first?.components(separatedBy: "\n## ").first)

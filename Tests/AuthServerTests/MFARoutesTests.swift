@@ -146,13 +146,25 @@ struct MFARoutesTests {
             #expect(both.status == 400)
             // Expired (5 minutes): dead.
             let late = try #require(try await Self.login(s)["mfa_token"])
-            try await Self.raw(s, "UPDATE one_time_tokens SET expires_at = created_at WHERE purpose = 'mfa-login' AND used_at IS NULL")
+            try await Self.raw(s, "UPDATE one_time_tokens SET expires_at = created_at WHERE purpose = 'pending-auth' AND used_at IS NULL")
             let expired = try await s.call(.POST, Self.userpass + "/mfa", body: Self.json(["mfa_token": late, "recovery_code": codes[0]]))
             #expect(expired.status == 401 && expired.errorCode == "AuthError")
 
             let next = try #require(try await Self.login(s)["mfa_token"])
             let byRecovery = try await s.call(.POST, Self.userpass + "/mfa", body: Self.json(["mfa_token": next, "recovery_code": codes[0]]))
             #expect(byRecovery.status == 200 && byRecovery["user_id"] == signedIn["user_id"], "\(byRecovery.body)")
+            // A step an earlier release stored (purpose mfa-login, the device JSON as payload) still signs in.
+            let userID = try #require(signedIn["user_id"])
+            let device = #"{"deviceId":"65f0c0ffee0000000000abcd"}"#
+            let now = Int64(Date().timeIntervalSince1970)
+            try await s.server.store.transaction { tx in
+                try await tx.insertOneTimeToken(
+                    OneTimeTokenRecord(
+                        purpose: OneTimeTokenPurpose(rawValue: "mfa-login"), hash: OneTimeToken.hash("an-earlier-release-step"), app: "myapp",
+                        subject: userID, payload: device, createdAt: now, expiresAt: now + 300))
+            }
+            let earlier = try await s.call(.POST, Self.userpass + "/mfa", body: Self.json(["mfa_token": "an-earlier-release-step", "recovery_code": codes[1]]))
+            #expect(earlier.status == 200 && earlier["user_id"] == userID && earlier["device_id"] == "65f0c0ffee0000000000abcd", "\(earlier.body)")
             // A recovery code is single use.
             let third = try #require(try await Self.login(s)["mfa_token"])
             let spent = try await s.call(.POST, Self.userpass + "/mfa", body: Self.json(["mfa_token": third, "recovery_code": codes[0]]))

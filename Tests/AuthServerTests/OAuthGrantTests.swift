@@ -1,5 +1,4 @@
 @testable import AuthServer
-import CLIHarness
 import Foundation
 import Testing
 
@@ -10,10 +9,8 @@ import Testing
 @Suite struct OAuthGrantTests {
     @Test("every *Grant.swift of Sources/AuthServer/OAuth is one registered grant, with a grant_type of its own")
     func everyFileIsRegistered() throws {
-        let folder = CLI.packageRoot.appendingPathComponent("Sources/AuthServer/OAuth").path
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix("Grant.swift") && $0 != "OAuthGrant.swift" }
-        let types = OAuthGrants.standard.map { String(describing: $0) }
-        #expect(files.map { String($0.dropLast(".swift".count)) }.sorted() == types.sorted())
+        let files = try RegistryFiles.types(in: "OAuth", suffix: "Grant.swift", protocolFile: "OAuthGrant.swift")
+        #expect(files == OAuthGrants.standard.map { String(describing: $0) }.sorted())
         let names = OAuthGrants.standard.map { $0.grantType }
         #expect(Set(names).count == names.count && names == ["authorization_code", "refresh_token"])
     }

@@ -94,6 +94,23 @@ import Sessions
                 let claims = try await idTokenClaims(try await b.post(url, [("csrf", csrf), ("mfa_token", token), ("code", recoveryCodes[0])]))
                 #expect(claims["amr"] == ["pwd", "otp", "mfa"])
             }
+            // A second step an earlier release stored (purpose op-mfa, payload "HANDLE METHODS") still signs in.
+            try await OIDCBrowser.with(s) { b in
+                let (url, csrf, _) = try await Self.openLogin(b, scope: "openid")
+                let handle = try #require(OIDCFixture.parameters(url)["flow"])
+                let account = try await s.server.store.read { tx in try await tx.account(app: "myapp", emailKey: "second@example.com") }
+                let userID = try #require(account?.userID)
+                let now = Int64(Date().timeIntervalSince1970)
+                try await s.server.store.transaction { tx in
+                    try await tx.insertOneTimeToken(
+                        OneTimeTokenRecord(
+                            purpose: OneTimeTokenPurpose(rawValue: "op-mfa"), hash: OneTimeToken.hash("an-earlier-release-step"), app: "myapp",
+                            subject: userID, payload: handle + " local-userpass", createdAt: now, expiresAt: now + 300))
+                }
+                let claims = try await idTokenClaims(
+                    try await b.post(url, [("csrf", csrf), ("mfa_token", "an-earlier-release-step"), ("code", recoveryCodes[1])]))
+                #expect(claims["amr"] == ["pwd", "otp", "mfa"] && claims.subject == userID)
+            }
         }
     }
 

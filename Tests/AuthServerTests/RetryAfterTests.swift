@@ -23,9 +23,13 @@ import Testing
                 onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
                 logger: Logger(label: "test"))
             let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: Logger(label: "test")))
-            let running = Task { try await group.run() }
+            let running = Task {
+                defer { continuation.finish() }  // a server that never listens ends the wait
+                try await group.run()
+            }
             var port = 0
             for await p in stream { port = p; break }
+            try #require(port != 0, "the test server stopped before it listened")
             let answer = try await LiveServer.get("http://127.0.0.1:\(port)/test/queue-full")
             await group.triggerGracefulShutdown()
             try await running.value

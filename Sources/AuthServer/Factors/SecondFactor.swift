@@ -1,26 +1,81 @@
+import Identity
+import JOSE
+import Sessions
+
 /// A second factor: what a sign-in adds to its first method before anything is issued, at both
-/// front doors (the App Services `…/local-userpass/mfa` step and the hosted login's second page).
-/// One type per factor, one line in ``SecondFactors/standard``.
+/// front doors (the App Services `…/local-userpass/mfa` step and the hosted login's second page),
+/// which read its proof from their input and call its ``check(_:_:_:)`` over the one
+/// ``PendingStep``. One type per factor, in one file of this folder, and one line in
+/// ``SecondFactors/standard``: both doors then offer it.
 protocol SecondFactor: Sendable {
     /// The method name an ``Authentication`` records for it.
     static var name: String { get }
     /// Its RFC 8176 `amr` value.
     static var amr: String { get }
+    /// The members of the App Services step's body that carry its proof.
+    static var bodyMembers: [String] { get }
+    /// What the hosted page says when its proof is refused.
+    static var pageRefusal: OIDCPages.LoginMessage { get }
+    /// Its proof in the step's input; `nil` when the input carries none.
+    /// - Throws: `invalid_parameter` or `missing_parameter` for a proof that cannot be one.
+    static func proof(_ input: SecondFactorInput) throws -> SecondFactorProof?
+    /// Checks `proof` for the step's user; when it is right, `step` is spent in the same
+    /// transaction (of two right answers, one goes on).
+    /// - Throws: `invalid_input` when the user no longer has the factor or the step was spent
+    ///   meanwhile; `store_unavailable`.
+    static func check(_ proof: SecondFactorProof, _ step: PendingStep, _ environment: FactorEnvironment) async throws -> MFACheck
+}
+
+/// What a second step received.
+enum SecondFactorInput: Sendable {
+    /// The JSON body of the App Services step.
+    case body(RequestJSON)
+    /// The hosted second page's form fields.
+    case fields([String: String])
+}
+
+/// A factor's proof, as its type read it: only that type looks inside.
+struct SecondFactorProof: Sendable {
+    let factor: any SecondFactor.Type
+    let value: any Sendable
+}
+
+/// What a factor's check needs of the server, given when the route group is made.
+struct FactorEnvironment: Sendable {
+    let sessions: SessionManager
+    let passkeys: WebAuthnRelyingParty
 }
 
 /// The second factors the server offers.
 enum SecondFactors {
     static let standard: [any SecondFactor.Type] = [TOTPFactor.self, PasskeyFactor.self]
-}
 
-/// A TOTP code from an authenticator app (RFC 6238), or one of the user's recovery codes.
-struct TOTPFactor: SecondFactor {
-    static let name = "totp"
-    static let amr = "otp"
-}
+    /// The one proof in `input`, from the factor that reads it. The App Services body must carry
+    /// exactly one factor member.
+    /// - Throws: `missing_parameter` (none), `invalid_parameter` (several, or a malformed one);
+    ///   on the hosted page a missing proof is `nil`.
+    static func proof(_ input: SecondFactorInput) throws -> SecondFactorProof? {
+        if case .body(let body) = input {
+            let members = standard.flatMap { $0.bodyMembers }
+            let sent = members.filter { body.object[$0].map { $0 != .null } ?? false }
+            let list = members.map { "\"\($0)\"" }
+            if sent.isEmpty { throw TokenError(.missingParameter, list.dropLast().joined(separator: ", ") + " or " + list.last! + " is required") }
+            if sent.count > 1 { throw TokenError(.invalidParameter, "send one of " + list.dropLast().joined(separator: ", ") + " and " + list.last!) }
+        }
+        for factor in standard {
+            if let proof = try factor.proof(input) { return proof }
+        }
+        return nil
+    }
 
-/// A passkey's assertion after the password: the same credential that can sign in alone.
-struct PasskeyFactor: SecondFactor {
-    static let name = PasskeyLogin.name
-    static let amr = "hwk"
+    /// Checks `proof` for `step` and, when it is right, the sign-in's ``Authentication``: the
+    /// first step's methods and the factor's.
+    static func finish(_ proof: SecondFactorProof, _ step: PendingStep, _ environment: FactorEnvironment) async throws
+        -> (MFACheck, Authentication?)
+    {
+        let check = try await proof.factor.check(proof, step, environment)
+        guard case .accepted = check else { return (check, nil) }
+        let methods = step.pending.methods + [proof.factor.name]
+        return (check, Authentication(userID: step.pending.userID, methods: methods, time: environment.sessions.configuration.clock.now()))
+    }
 }

@@ -40,6 +40,14 @@ struct PasskeyLogin: LoginMethod {
         guard let value = body.object[name], value != .null else { throw TokenError(.missingParameter, "the request body has no \"\(name)\"") }
         return try WebAuthnAssertionResponse(json: value)
     }
+
+    /// A hosted page's `passkey` form field as an assertion response; `nil` when it is not one (a hostile form).
+    static func assertion(formField field: String) -> WebAuthnAssertionResponse? {
+        guard field.utf8.count <= 48 * 1024,
+            let value = try? JSONValue(parsing: field, limits: JSONLimits(maxBytes: 48 * 1024, maxDepth: 4, maxTopLevelMembers: 16))
+        else { return nil }
+        return try? WebAuthnAssertionResponse(json: value)
+    }
 }
 
 extension AuthServer {

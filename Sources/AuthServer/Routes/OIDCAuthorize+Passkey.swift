@@ -34,7 +34,7 @@ extension OIDCAuthorizeRoutes {
         let options: JSONValue
         if let token = fields[OIDCPages.secondStepField] {
             guard let record = try await liveSecondStep(token, resumed, app: app) else { throw TokenError(.authFailed, "the second step expired") }
-            options = try await app.sessions.passkeySecondFactorOptions(userID: record.subject, binding: token, relyingParty: server.config.passkeys)
+            options = try await app.sessions.passkeySecondFactorOptions(userID: record.pending.userID, binding: record.token, relyingParty: server.config.passkeys)
         } else {
             guard server.signsInWithPasskeys(app.config.id) else { throw TokenError(.providerNotFound, "the app has no passkey provider") }
             options = try await app.sessions.passkeyLoginOptions(relyingParty: server.config.passkeys).options
@@ -50,7 +50,7 @@ extension OIDCAuthorizeRoutes {
         let check: PasskeyCheck
         do {
             try await server.throttle("login_addr:" + (context.clientAddress ?? ""), server.config.limits.loginPerAddress, context)
-            guard let response = Self.assertion(field), let challenge = WebAuthnRelyingParty.challenge(in: response.clientDataJSON) else {
+            guard let response = PasskeyLogin.assertion(formField: field), let challenge = WebAuthnRelyingParty.challenge(in: response.clientDataJSON) else {
                 return loginPage(resumed, email: nil, message: .passkeyRefused, status: 400)
             }
             check = try await app.sessions.checkPasskeyLogin(challengeID: challenge, response: response, relyingParty: server.config.passkeys)
@@ -75,22 +75,8 @@ extension OIDCAuthorizeRoutes {
     }
 
     /// The live second step `token` of this flow, else `nil`.
-    func liveSecondStep(_ token: String, _ resumed: OIDCResumedFlow, app: AuthServer.AppRuntime) async throws -> OneTimeTokenRecord? {
-        let (appID, time) = (app.config.id, now)
-        let record = try await app.sessions.store.read { tx in
-            try await tx.lookUpOneTimeToken(String(token.prefix(128)), purpose: .opSecondFactor, app: appID)
-        }
-        guard let record, record.state(at: time) == .live, record.payload.split(separator: " ").first.map(String.init) == resumed.handle else {
-            return nil
-        }
-        return record
-    }
-
-    /// The `passkey` field as an assertion response; `nil` when it is not one (a hostile form).
-    static func assertion(_ field: String) -> WebAuthnAssertionResponse? {
-        guard field.utf8.count <= 48 * 1024,
-            let value = try? JSONValue(parsing: field, limits: JSONLimits(maxBytes: 48 * 1024, maxDepth: 4, maxTopLevelMembers: 16))
-        else { return nil }
-        return try? WebAuthnAssertionResponse(json: value)
+    func liveSecondStep(_ token: String, _ resumed: OIDCResumedFlow, app: AuthServer.AppRuntime) async throws -> PendingStep? {
+        guard let step = try await app.sessions.pendingStep(token), step.pending.flowHandle == resumed.handle else { return nil }
+        return step
     }
 }

@@ -3,16 +3,10 @@ import Hummingbird
 import JOSE
 import Sessions
 
-extension OneTimeTokenPurpose {
-    /// The hosted login's second step: a sign-in of a user with a second factor, waiting for the
-    /// code. Subject: the user; payload: the login flow's handle, a space, and the first step's
-    /// login methods, comma-separated.
-    static let opSecondFactor = OneTimeTokenPurpose(rawValue: "op-mfa")
-}
-
 /// The hosted login page's second step. After a right password for an account with a second
 /// factor, the page asks for a code (field `code`: a TOTP code, or a recovery code in the same
-/// field), carrying a single-use token of that password step (5 minutes, bound to the flow) and
+/// field) or a passkey, carrying the single-use token of that password step (a
+/// ``PendingAuthentication`` resuming the flow, 5 minutes) and
 /// posting to the login page's own URL. A right code signs the OP session in with `amr`
 /// `["pwd","otp","mfa"]` and the flow goes on; a wrong one shows the page again (401) with the
 /// token still alive, under the second factor's lock (429 with `Retry-After`); a dead token is
@@ -31,34 +25,20 @@ extension OIDCAuthorizeRoutes {
         guard try await sessions.hasSecondFactor(userID: authentication.userID) else { return nil }
         let user = try await sessions.user(id: authentication.userID)
         guard let user, user.disabledAt == nil else { return loginPage(resumed, email: nil, message: .disabled, action: action) }
-        let time = now, appID = app.config.id, userID = authentication.userID
-        let payload = resumed.handle + " " + authentication.methods.joined(separator: ",")
+        let pending = PendingAuthentication(userID: authentication.userID, methods: authentication.methods, resume: .hostedFlow(handle: resumed.handle))
         // At most one live second step per flow and first step: the token is derived from the
         // flow's own secret (its CSRF token, 32 random bytes kept server-side and shown only on
         // this flow's pages), so showing the page again shows the same one and stores nothing.
-        let derived = Self.secondStepToken(csrf: resumed.flow.csrf, payload: payload, userID: userID)
-        let token = try await sessions.store.transaction { tx -> String in
-            if let existing = try await tx.lookUpOneTimeToken(derived, purpose: .opSecondFactor, app: appID) {
-                if existing.state(at: time) == .live { return derived }
-                // Spent or expired under this flow: a new, random one.
-                return try await tx.issueOneTimeToken(
-                    purpose: .opSecondFactor, app: appID, subject: userID, payload: payload, createdAt: time,
-                    expiresAt: time + MFALoginRoutes.tokenTTL
-                ).token
-            }
-            try await tx.insertOneTimeToken(
-                OneTimeTokenRecord(
-                    purpose: .opSecondFactor, hash: OneTimeToken.hash(derived), app: appID, subject: userID, payload: payload, createdAt: time,
-                    expiresAt: time + MFALoginRoutes.tokenTTL))
-            return derived
-        }
-        return try await secondFactorPage(resumed, token: token, userID: userID, app: app, message: nil, action: action)
+        let derived = Self.secondStepToken(csrf: resumed.flow.csrf, methods: authentication.methods, userID: authentication.userID)
+        let token = try await sessions.beginPendingAuthentication(pending, derived: derived)
+        return try await secondFactorPage(resumed, token: token, userID: authentication.userID, app: app, message: nil, action: action)
     }
 
-    /// The second step's token of a flow whose CSRF token is `csrf`, for the first step `payload`
+    /// The second step's token of a flow whose CSRF token is `csrf`, for the first step `methods`
     /// of `userID`: SHA-256 over the three, base64url (43 characters, as an issued token).
-    static func secondStepToken(csrf: String, payload: String, userID: String) -> String {
-        Base64URL.encode(SHA2.sha256(Array("tokentool op-mfa\u{0}\(csrf)\u{0}\(userID)\u{0}\(payload)".utf8)))
+    static func secondStepToken(csrf: String, methods: [String], userID: String) -> String {
+        let first = methods.joined(separator: ",")
+        return Base64URL.encode(SHA2.sha256(Array("tokentool pending-auth\u{0}\(csrf)\u{0}\(userID)\u{0}\(first)".utf8)))
     }
 
     /// The login page's `GET` of a flow whose browser has an OP session of one factor (of the
@@ -81,45 +61,32 @@ extension OIDCAuthorizeRoutes {
         _ resumed: OIDCResumedFlow, _ fields: [String: String], app: AuthServer.AppRuntime, _ request: Request, _ context: AuthRequestContext
     ) async throws -> Response {
         let token = String((fields[OIDCPages.secondStepField] ?? "").prefix(128))
-        let code = String((fields[OIDCPages.codeField] ?? "").prefix(64)).trimmingCharacters(in: .whitespaces)
-        let passkey = fields[OIDCPages.passkeyField].flatMap { $0.isEmpty ? nil : $0 }
-        let sessions = app.sessions, appID = app.config.id, time = now
-        guard let record = try await liveSecondStep(token, resumed, app: app) else {
+        guard let step = try await liveSecondStep(token, resumed, app: app) else {
             return loginPage(resumed, email: nil, message: .expiredForm, status: 401)
         }
-        let first = record.payload.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first ?? ""
         func again(_ message: OIDCPages.LoginMessage, _ status: Int) async throws -> Response {
-            try await secondFactorPage(resumed, token: token, userID: record.subject, app: app, message: message, status: status)
+            try await secondFactorPage(resumed, token: step.token, userID: step.pending.userID, app: app, message: message, status: status)
         }
-        // The token is spent with the proof, in one transaction: of two right answers, one signs in.
-        let spend: @Sendable (any SessionStoreTransaction) async throws -> Void = { tx in
-            guard case .consumed = try await tx.consumeOneTimeToken(token, purpose: .opSecondFactor, app: appID, at: time) else {
-                throw TokenError(.authFailed, "the second step was already used")
-            }
-        }
-        let check: MFACheck, method: String
+        let proof: SecondFactorProof
         do {
-            if let passkey {
-                guard let response = Self.assertion(passkey) else { return try await again(.passkeyRefused, 400) }
-                method = PasskeyLogin.name
-                check = try await sessions.checkPasskeySecondFactor(
-                    userID: record.subject, binding: token, response: response, relyingParty: server.config.passkeys, accepted: spend)
-            } else {
-                guard !code.isEmpty else { return try await again(.wrongCode, 401) }
-                method = TOTPFactor.name
-                check = try await sessions.checkMFA(userID: record.subject, code: .either(code)) { _, tx in try await spend(tx) }
-            }
+            guard let read = try SecondFactors.proof(.fields(fields)) else { return try await again(TOTPFactor.pageRefusal, 401) }
+            proof = read
+        } catch {
+            return try await again(PasskeyFactor.pageRefusal, 400)  // a field that is not its factor's proof (a hostile form)
+        }
+        let check: MFACheck, authentication: Authentication?
+        do {
+            (check, authentication) = try await SecondFactors.finish(proof, step, FactorEnvironment(sessions: app.sessions, passkeys: server.config.passkeys))
         } catch let e as TokenError where e.code == .invalidInput || e.code == .authFailed {
             // The factor was turned off since the password step, or the step was used meanwhile.
             return loginPage(resumed, email: nil, message: .expiredForm, status: 401)
         }
         switch check {
         case .accepted:
-            let authentication = Authentication(
-                userID: record.subject, methods: first.split(separator: ",").map(String.init) + [method], time: sessions.configuration.clock.now())
+            guard let authentication else { return loginPage(resumed, email: nil, message: .expiredForm, status: 401) }
             return try await signedIn(resumed, authentication, app: app, request)
         case .refused:
-            return try await again(passkey == nil ? .wrongCode : .passkeyRefused, 401)
+            return try await again(proof.factor.pageRefusal, 401)
         case .locked(let after):
             var page = try await again(.wait(seconds: Int(after)), 429)
             page.headers[.retryAfter] = String(after)

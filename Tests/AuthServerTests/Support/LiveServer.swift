@@ -92,33 +92,51 @@ struct LiveServer: Sendable {
         } else if let given {
             store = "\"store\": \"\(given)\","
         }
-        let listenPort = publicURLIsListener ? try freePort() : 0
-        let publicURL = fixedURL ?? (publicURLIsListener ? "http://127.0.0.1:\(listenPort)" : "http://auth.test")
-        let text = #"{ "public_url": "\#(publicURL)", \#(store) \#(extra) "apps": \#(apps) }"#
-        try text.write(toFile: dir + "/server.json", atomically: true, encoding: .utf8)
-        let config = try ServerConfig.load(path: dir + "/server.json", environment: [:])
-        let logs = LogLines()
-        let logger = Logger(label: "test") { _ in SecretCheckingLogHandler(lines: logs) }
-        var server = try await AuthServer.open(config: config, logger: logger)
-        if let wrapStore { server = server.replacingStore(with: wrapStore(server.store)) }
-        let (stream, continuation) = AsyncStream<Int>.makeStream()
-        let app = server.makeApplication(host: "127.0.0.1", port: listenPort) { _, port in continuation.yield(port) }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
-        let running = Task { try await group.run() }
-        var port = 0
-        for await p in stream { port = p; break }
-        let live = LiveServer(baseURL: "http://127.0.0.1:\(port)", server: server, directory: dir, logs: logs)
-        do {
-            let result = try await body(live)
-            await group.triggerGracefulShutdown()
-            try await running.value
-            try await server.close()
-            return result
-        } catch {
-            await group.triggerGracefulShutdown()
-            _ = try? await running.value
-            try? await server.close()
-            throw error
+        // With `publicURLIsListener`, the port picked may be taken by another test's bind before the
+        // server's: its start then fails, and it starts again on another port (a few times).
+        var attempt = 0
+        while true {
+            attempt += 1
+            let listenPort = publicURLIsListener ? try freePort() : 0
+            let publicURL = fixedURL ?? (publicURLIsListener ? "http://127.0.0.1:\(listenPort)" : "http://auth.test")
+            let text = #"{ "public_url": "\#(publicURL)", \#(store) \#(extra) "apps": \#(apps) }"#
+            try text.write(toFile: dir + "/server.json", atomically: true, encoding: .utf8)
+            let config = try ServerConfig.load(path: dir + "/server.json", environment: [:])
+            let logs = LogLines()
+            let logger = Logger(label: "test") { _ in SecretCheckingLogHandler(lines: logs) }
+            var server = try await AuthServer.open(config: config, logger: logger)
+            if let wrapStore { server = server.replacingStore(with: wrapStore(server.store)) }
+            let (stream, continuation) = AsyncStream<Int>.makeStream()
+            let app = server.makeApplication(host: "127.0.0.1", port: listenPort) { _, port in continuation.yield(port) }
+            let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
+            // The stream ends when the server stops, so a server that never listens (its bind
+            // refused) ends the wait below instead of leaving it waiting for ever.
+            let running = Task {
+                defer { continuation.finish() }
+                try await group.run()
+            }
+            var port = 0
+            for await p in stream { port = p; break }
+            guard port != 0 else {
+                let failure: (any Error)?
+                do { try await running.value; failure = nil } catch { failure = error }
+                try? await server.close()
+                if publicURLIsListener && attempt < 5 { continue }
+                throw HarnessError("the server stopped before it listened on 127.0.0.1:\(listenPort): \(failure.map { "\($0)" } ?? "no error")")
+            }
+            let live = LiveServer(baseURL: "http://127.0.0.1:\(port)", server: server, directory: dir, logs: logs)
+            do {
+                let result = try await body(live)
+                await group.triggerGracefulShutdown()
+                try await running.value
+                try await server.close()
+                return result
+            } catch {
+                await group.triggerGracefulShutdown()
+                _ = try? await running.value
+                try? await server.close()
+                throw error
+            }
         }
     }
 }
