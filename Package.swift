@@ -86,6 +86,9 @@ if coreOnly {
             name: "SessionStorePostgres",
             dependencies: ["Sessions", "Identity", .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: strict),
+        // The OpenID provider's records and rules below the routes: its clients, authorization
+        // requests, login flows, codes and their store functions, the OAuth error (no HTTP).
+        .target(name: "OIDCProvider", dependencies: ["JOSE", "Sessions"], swiftSettings: strict),
         // For resource servers: verifies our access tokens in a Hummingbird app (RFC 9068, RFC 6750).
         .target(
             name: "AuthMiddleware",
@@ -99,7 +102,7 @@ if coreOnly {
         .target(
             name: "AuthServer",
             dependencies: [
-                "JOSE", "Identity", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "AuthMiddleware",
+                "JOSE", "Identity", "Sessions", "OIDCProvider", "SessionStoreSQLite", "SessionStorePostgres", "AuthMiddleware",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -173,7 +176,7 @@ if coreOnly {
         .testTarget(
             name: "AuthServerTests",
             dependencies: [
-                "AuthServer", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "ProviderStandIn", "JOSE", "CLIHarness", "TestSupport",
+                "AuthServer", "OIDCProvider", "Sessions", "SessionStoreSQLite", "SessionStorePostgres", "ProviderStandIn", "JOSE", "CLIHarness", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

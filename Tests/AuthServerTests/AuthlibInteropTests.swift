@@ -1,6 +1,7 @@
 import Foundation
 import JOSE
 import Testing
+import OIDCProvider
 
 /// The OAuth endpoints driven by a real OAuth client library: authlib (PyPI) under python3, its
 /// `OAuth2Session` refreshing, introspecting and revoking, its RFC 8414 metadata validators, and

@@ -3,6 +3,7 @@ import Foundation
 import JOSE
 import ProviderStandIn
 import Testing
+import OIDCProvider
 
 /// The contract's "Flows are bound to the browser that starts them" (login CSRF), over HTTP on both
 /// stores, with two browsers of their own cookie jars: the attacker starts a flow (a hosted

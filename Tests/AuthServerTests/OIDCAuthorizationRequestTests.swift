@@ -2,6 +2,7 @@ import AuthServer
 import Foundation
 import JOSE
 import Testing
+import OIDCProvider
 
 /// The authorization request's checks (RFC 6749 §4.1.1 and §4.1.2.1, RFC 7636, OIDC Core
 /// §3.1.2), before any browser session is looked at.

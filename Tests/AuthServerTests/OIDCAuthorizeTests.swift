@@ -3,6 +3,7 @@ import JOSE
 import Testing
 @testable import AuthServer
 @_spi(Testing) @testable import Sessions
+import OIDCProvider
 
 /// The authorization endpoint over HTTP on both stores: the error page for a request that
 /// cannot go back to its client, RFC 6749 errors at the redirect URI with `state` and `iss`,

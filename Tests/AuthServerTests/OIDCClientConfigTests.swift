@@ -2,6 +2,7 @@ import AuthServer
 import Foundation
 import JOSE
 import Testing
+import OIDCProvider
 
 /// `clients` entries with `redirect_uris`: the OpenID Connect relying parties of docs/oidc.md.
 @Suite("Config: OpenID Connect clients")

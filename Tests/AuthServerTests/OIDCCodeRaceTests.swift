@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import AuthServer
 @testable import Sessions
+import OIDCProvider
 
 /// A second use of an authorization code that lands right after the first use's redemption
 /// committed, on both stores: it must still end the session the first use gets.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import AuthServer
 @_spi(Testing) @testable import Sessions
+import OIDCProvider
 
 /// The consent page of a third-party client over HTTP on both stores (deny, allow, remembered,
 /// prompt=consent, escaping), and the `consents` table of schema step 14: upgraded onto from

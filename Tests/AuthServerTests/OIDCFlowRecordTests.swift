@@ -3,6 +3,7 @@ import JOSE
 import Testing
 @testable import AuthServer
 @_spi(Testing) @testable import Sessions
+import OIDCProvider
 
 /// The OpenID Provider's server-side records in the one-time-token store: login flows (10
 /// minutes, single use, resumed with the client as configured) and authorization codes (60 s,

@@ -4,6 +4,7 @@ import JOSE
 import Testing
 @testable import AuthServer
 import Sessions
+import OIDCProvider
 
 /// The hosted login page over HTTP on both stores: the App Services login's one message for an
 /// unknown email and a wrong password, its limits, the unconfirmed address, CSRF and the

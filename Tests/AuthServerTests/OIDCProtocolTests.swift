@@ -3,6 +3,7 @@ import Foundation
 import Identity
 import JOSE
 import Testing
+import OIDCProvider
 
 /// The OpenID Connect pieces that need no route or store, against the specifications' text and vectors.
 @Suite("OIDC: redirect URIs, PKCE, at_hash, ID token claims, discovery")

@@ -5,6 +5,7 @@ import JOSE
 import Testing
 @testable import AuthServer
 @testable import Sessions
+import OIDCProvider
 
 /// What the OpenID Connect token tests share: a server with three relying parties (confidential
 /// with HTTP Basic, confidential with `client_secret_post` and ES256 ID tokens, public), users

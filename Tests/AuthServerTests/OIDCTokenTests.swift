@@ -3,6 +3,7 @@ import JOSE
 import Testing
 @testable import AuthServer
 @testable import Sessions
+import OIDCProvider
 
 /// `POST /oauth/token` with `grant_type=authorization_code` for OpenID Connect clients, over HTTP
 /// on both stores: the answer and its ID token, client authentication by registered method, the

@@ -1,5 +1,6 @@
 import Testing
 @testable import AuthServer
+import OIDCProvider
 
 /// The OP browser session's cookie (name, value, attributes, the bounded parser) and the hosted
 /// forms' CSRF checks.

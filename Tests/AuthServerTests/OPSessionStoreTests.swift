@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import AuthServer
 @_spi(Testing) @testable import Sessions
+import OIDCProvider
 
 /// The OP browser session in the one-time-token store (purpose `op_session`): read as often as
 /// needed while it lives, re-authenticated under the same `sid` by the same user, replaced by

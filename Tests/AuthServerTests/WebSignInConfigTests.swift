@@ -4,6 +4,7 @@ import JOSE
 import Testing
 @testable import AuthServer
 @_spi(Testing) @testable import Sessions
+import OIDCProvider
 
 /// Web sign-in's config (an app's `redirect_uris`, Apple's `web_client_id`, the providers'
 /// browser URLs in `provider_urls`) and its server-side record (a `web_sign_in` one-time token:

@@ -3,6 +3,7 @@ import Foundation
 import JOSE
 import ProviderStandIn
 import Testing
+import OIDCProvider
 
 /// Web sign-in with Google through the App Services redirect flow, over HTTP on 127.0.0.1 with
 /// the stand-in as Google (its authorization page answers at once): realm-web's start URL, the

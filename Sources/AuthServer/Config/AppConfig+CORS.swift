@@ -1,3 +1,5 @@
+import OIDCProvider
+
 extension AppConfig {
     /// At most this many `allowed_request_origins` per app.
     static let maxAllowedOrigins = 100

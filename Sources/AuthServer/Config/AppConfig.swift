@@ -1,5 +1,6 @@
 import Foundation
 import JOSE
+import OIDCProvider
 
 /// One app of the config (`apps.ID`): token lifetimes, rotation and its providers.
 public struct AppConfig: Sendable {
@@ -25,10 +26,7 @@ public struct AppConfig: Sendable {
     /// The provider names the config knows: the login methods' (``LoginMethodRegistry``).
     public static var providerNames: Set<String> { Set(LoginMethodRegistry.inUse.names) }
 
-    static func isValidID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 64
-            && id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) }
-    }
+    static func isValidID(_ id: String) -> Bool { ConfigID.isValid(id) }
 
     init(id: String, _ o: inout ConfigObject, config: ServerConfig) throws {
         self.id = id

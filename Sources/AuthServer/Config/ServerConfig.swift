@@ -1,6 +1,7 @@
 public import Foundation
 public import Identity
 import JOSE
+public import OIDCProvider
 public import Sessions  // RateLimit
 
 /// The server's configuration file (docs/server.md, "The config"), parsed strictly: unknown

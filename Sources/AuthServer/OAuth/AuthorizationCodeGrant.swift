@@ -1,4 +1,5 @@
 import Hummingbird
+import OIDCProvider
 
 /// `grant_type=authorization_code` (RFC 6749 §4.1.3, OIDC Core §3.1.3), listed by an OpenID
 /// Provider, for its OpenID Connect clients alone: the exchange is ``AuthServer/oidcCodeGrant(_:client:)``.

@@ -1,4 +1,5 @@
 import JOSE
+import OIDCProvider
 
 /// A client of the OAuth endpoints (RFC 6749 §2), whichever of the three kinds the config makes
 /// it. Client authentication (``ClientAuthentication``) proves one; the grants, introspection and

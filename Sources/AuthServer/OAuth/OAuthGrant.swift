@@ -1,5 +1,6 @@
 import Hummingbird
 import JOSE
+import OIDCProvider
 
 /// A token request as a grant gets it: the form, the client the table authenticated, and the
 /// request's context.

@@ -1,6 +1,7 @@
 import Hummingbird
 import JOSE
 import Sessions
+import OIDCProvider
 
 /// `grant_type=refresh_token` (RFC 6749 §6), always listed: an OpenID Connect client's refresh
 /// (``AuthServer/oidcRefreshGrant(_:client:)``), else the App Services session's in its own app

@@ -1,5 +1,6 @@
 public import JOSE
 import Sessions
+import OIDCProvider
 
 /// The OpenID Provider's metadata (OpenID Connect Discovery 1.0 §3, RFC 8414 §2), served at
 /// `/.well-known/openid-configuration` and `/.well-known/oauth-authorization-server`.

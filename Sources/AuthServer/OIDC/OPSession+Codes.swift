@@ -12,16 +12,3 @@ extension OPSession {
     /// carries the OP session's first sign-in into its second step.
     static func methods(reproducing amr: [String]) -> [String] { AuthenticationMethods.methods(reproducing: amr) }
 }
-
-extension SessionStore {
-    /// Issues the authorization code of `request` straight from a live OP session: the browser
-    /// is signed in and no page is needed (a first-party client, or a consent given before).
-    /// - Returns: the `code` for ``OIDCAuthorizationRequest/successLocation(code:issuer:)``.
-    /// - Throws: `internal_error` (random generator), `store_unavailable`.
-    public func issueAuthorizationCode(_ request: OIDCAuthorizationRequest, session: OPSession, at time: Int64) async throws -> String {
-        let flow = try OIDCLoginFlow(request, created: time)
-        let code = try OIDCAuthorizationCode(
-            flow, userID: session.userID, authTime: session.authTime, amr: session.amr, opSessionID: session.sessionID, created: time)
-        return try await transaction { tx in try await tx.issueAuthorizationCode(code, app: request.client.app) }
-    }
-}

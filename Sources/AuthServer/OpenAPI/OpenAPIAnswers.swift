@@ -1,4 +1,5 @@
 import OpenAPIKit
+import OIDCProvider
 
 /// The answers of one operation: its shape's success answers and pages, and an error body for
 /// every status it can answer with, grouped by status.

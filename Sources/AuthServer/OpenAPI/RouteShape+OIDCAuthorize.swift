@@ -1,4 +1,5 @@
 import OpenAPIKit
+import OIDCProvider
 
 extension RouteShape {
     /// The OpenID Provider's authorization endpoint and its hosted pages (docs/oidc.md): answers

@@ -1,3 +1,5 @@
+import OIDCProvider
+
 extension OIDCPages {
     /// The headers a hosted page is served with: those of ``AccountPages/headers`` (no script,
     /// the stylesheet by its hash, `frame-ancestors 'none'`, `base-uri 'none'`,

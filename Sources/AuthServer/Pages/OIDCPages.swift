@@ -1,4 +1,5 @@
 import Foundation
+import OIDCProvider
 
 /// The OpenID Provider's hosted pages: login, consent, the error page and the signed-out page.
 /// Rendering only; the authorization and end-session endpoints serve them.

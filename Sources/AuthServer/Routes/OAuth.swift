@@ -1,6 +1,7 @@
 import Hummingbird
 import JOSE
 import Sessions
+import OIDCProvider
 
 /// The OAuth 2.0 endpoints (docs/oauth.md): the JWKS, RFC 8414 metadata, the token endpoint's grants, RFC 7662
 /// introspection and RFC 7009 revocation. Each route decodes the form, calls Sessions, encodes;

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import JOSE
 import Sessions
+import OIDCProvider
 
 /// The consent page of a flow (a third-party client, or `prompt=consent`): `GET
 /// /oauth/consent?flow=HANDLE` shows the client's name and the scopes asked for; its form posts

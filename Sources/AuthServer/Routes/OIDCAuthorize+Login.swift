@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import JOSE
 import Sessions
+import OIDCProvider
 
 /// The hosted login page of a flow: `GET /oauth/login?flow=HANDLE` shows it, its form posts
 /// `email`, `password` and the CSRF token to the same URL. A sign-in goes through the app's

@@ -3,6 +3,7 @@ import Hummingbird
 import Identity
 import JOSE
 import Sessions
+import OIDCProvider
 
 /// Passkeys on the hosted login: the "Sign in with a passkey" button of the login page (an app
 /// with the `passkey` provider) and the passkey button of the second step (a user with a

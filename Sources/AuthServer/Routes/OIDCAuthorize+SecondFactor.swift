@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import JOSE
 import Sessions
+import OIDCProvider
 
 /// The hosted login page's second step. After a right password for an account with a second
 /// factor, the page asks for a code (field `code`: a TOTP code, or a recovery code in the same

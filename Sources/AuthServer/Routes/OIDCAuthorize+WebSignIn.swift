@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import JOSE
 import Sessions
+import OIDCProvider
 
 /// The login page's "Continue with Google / Apple / Facebook" buttons: one link per web sign-in
 /// provider the flow's app sets up for the web, to `GET /oauth/login/{google|apple|facebook}?flow=HANDLE`,

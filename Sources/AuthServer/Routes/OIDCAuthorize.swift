@@ -3,6 +3,7 @@ import Hummingbird
 import JOSE
 import NIOCore
 import Sessions
+import OIDCProvider
 
 /// The OpenID Provider's authorization endpoint, `GET` and `POST` (form) `/oauth/authorize`
 /// (RFC 6749 §4.1.1, OIDC Core §3.1.2), and the hosted pages of its flows: the login page

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import JOSE
 import Sessions
+import OIDCProvider
 
 /// `GET`/`POST /oauth/logout`: RP-initiated logout 1.0. With `id_token_hint`, `client_id`,
 /// `post_logout_redirect_uri` and `state`: the browser's OP session (its cookie) ends, and every

@@ -3,6 +3,7 @@ import Hummingbird
 import Identity
 import JOSE
 import Sessions
+import OIDCProvider
 
 /// The token endpoint's grants for OpenID Connect clients (docs/oidc.md): the authorization code
 /// exchange and the refresh grant, each answering with an ID token when `openid` was granted.
@@ -22,21 +23,10 @@ extension AuthServer {
         if let verifier, verifier.utf8.count > 256 { throw OAuthError.invalidRequest("the code_verifier parameter is too long") }
         let app = try self.app(client.app)
         let now = unixNow
-        // The redemption and the session it starts commit together: a second use, which ends
-        // that session, can never land between them.
-        let (pair, (redeemed, signIn)): (TokenPair, (OIDCAuthorizationCode, SessionSignIn))
+        let (pair, redeemed, signIn): (TokenPair, OIDCAuthorizationCode, SessionSignIn)
         do {
-            (pair, (redeemed, signIn)) = try await app.sessions.issueTokens(clientID: client.id) { tx in
-                let stored = try await tx.redeemAuthorizationCode(
-                    code, clientID: client.id, app: client.app, redirectURI: redirectURI, verifier: verifier, at: now)
-                // Its browser session must still be live (a logout or a reset since the code was
-                // issued ends it): else the tokens would outlive what no later logout could end.
-                guard try await tx.opBrowserSessions(app: client.app, userID: stored.userID, at: now).contains(where: { $0.sessionID == stored.opSessionID })
-                else { throw OAuthError.invalidGrant("the browser session of this code has ended") }
-                let signIn = SessionSignIn(
-                    opSessionID: stored.opSessionID, authTime: stored.authTime, amr: stored.amr, scopes: stored.binding.scopes)
-                return (SessionGrant(userID: stored.userID, sessionID: stored.sessionID, signIn: signIn), (stored, signIn))
-            }
+            (pair, redeemed, signIn) = try await app.sessions.issueTokens(
+                redeeming: code, clientID: client.id, app: client.app, redirectURI: redirectURI, verifier: verifier, at: now)
         } catch let reuse as OIDCCodeReuse {
             // RFC 6749 §4.1.2: the tokens the first use got stop working.
             try await service.revokeSession(id: reuse.first.sessionID, reason: "code_reuse")
@@ -93,7 +83,7 @@ extension AuthServer {
     /// identities (oldest first, the first that has each claim), and the email of its
     /// email/password account (verified once confirmed), else of an identity as its provider vouched.
     func userClaims(userID: String) async throws -> OIDCUserClaims {
-        let (identities, account) = try await store.read { tx in (try await tx.identities(userID: userID), try await tx.account(userID: userID)) }
+        let (identities, account) = try await store.claimSources(userID: userID)
         var claims = OIDCUserClaims()
         for record in identities {
             if let json = record.profileJSON, let identity = try? JSONDecoder().decode(Identity.self, from: Data(json.utf8)) {

@@ -3,6 +3,7 @@ import Hummingbird
 import JOSE
 import NIOCore
 import Sessions
+import OIDCProvider
 
 /// Where the App Services redirect flow sends the browser back: the app's registered redirect
 /// URL with the outcome in the fragment, as realm-web's `handleAuthRedirect` reads it (the

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import JOSE
 import Sessions
+import OIDCProvider
 
 /// Linking through the redirect flow, as realm-web's `linkCredentials` with a redirect credential
 /// does it (docs/oidc.md, "Linking through realm-web's flow"):

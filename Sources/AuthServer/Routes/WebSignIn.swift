@@ -3,6 +3,7 @@ import Hummingbird
 import Identity
 import JOSE
 import Sessions
+import OIDCProvider
 
 /// Web sign-in with Google, Apple and Facebook, the server being their client: the App Services
 /// redirect flow's start (`GET BASE/app/{app}/auth/providers/{provider}/login?redirect=&state=`)

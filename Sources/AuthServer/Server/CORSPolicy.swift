@@ -1,4 +1,5 @@
 import Hummingbird
+import OIDCProvider
 
 /// Which browser origins may read the server's answers (the Fetch standard's CORS), as docs/server.md's
 /// "A web app on another origin" says, decided once from the config.

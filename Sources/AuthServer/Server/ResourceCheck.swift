@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import JOSE
 import Sessions
+import OIDCProvider
 
 /// The resource rows' credential (``RouteHandler/resource(_:_:)``): the access token of the
 /// `Authorization` header, or of a POST's `access_token` form member (RFC 6750 §2.2), exactly

@@ -1,6 +1,7 @@
 import Foundation
 import Identity
 import JOSE
+import OIDCProvider
 
 extension AppleLogin: WebSignInMethod {
     static var callbackName: String { "apple" }

@@ -1,6 +1,7 @@
 import Foundation
 import Identity
 import JOSE
+import OIDCProvider
 
 /// Facebook's web flow: the Login Dialog, then the Graph API's code exchange.
 extension FacebookLogin: WebSignInMethod {

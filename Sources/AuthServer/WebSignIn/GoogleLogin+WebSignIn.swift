@@ -1,6 +1,7 @@
 import Foundation
 import Identity
 import JOSE
+import OIDCProvider
 
 /// Google's web flow: OpenID Connect's code flow with PKCE, checked as the native login checks the ID token.
 extension GoogleLogin: WebSignInMethod {

@@ -1,6 +1,7 @@
 import Foundation
 import JOSE
 import Sessions
+import OIDCProvider
 
 extension OneTimeTokenPurpose {
     /// A web sign-in's upstream round trip (``WebSignInFlow``): 10 minutes, single-use; its
@@ -79,12 +80,8 @@ extension SessionStore {
     func storeFlow(_ record: some Encodable & Sendable, purpose: OneTimeTokenPurpose, method: String, app: String, created: Int64, lifetime: Int64)
         async throws -> String
     {
-        let payload = try RecordPayload.encode(record)
-        let issued = try await transaction { tx in
-            try await tx.issueOneTimeToken(
-                purpose: purpose, app: app, subject: method, payload: payload, createdAt: created, expiresAt: created + lifetime)
-        }
-        return WebSignInFlow.handle(token: issued.token, app: app)
+        let token = try await storeRecord(record, purpose: purpose, app: app, subject: method, created: created, lifetime: lifetime)
+        return WebSignInFlow.handle(token: token, app: app)
     }
 
     /// Ends the flow `state` names, for the callback of `method`: its app and record, or `nil`
@@ -94,12 +91,8 @@ extension SessionStore {
     /// - Throws: `store_unavailable`.
     func finishWebSignIn(state: String, method: String, apps: Set<String>, at time: Int64) async throws -> (app: String, flow: WebSignInFlow)? {
         guard let (token, app) = OIDCFlowHandle.parse(state), apps.contains(app) else { return nil }
-        return try await transaction { tx in
-            guard let record = try await tx.lookUpOneTimeToken(token, purpose: .webSignIn, app: app), record.subject == method,
-                let flow = RecordPayload.decode(WebSignInFlow.self, record.payload), flow.version == WebSignInFlow.version,
-                try await tx.consumeOneTimeToken(token, purpose: .webSignIn, app: app, at: time).consumed != nil
-            else { return nil }
-            return (app, flow)
-        }
+        let flow = try await consumeRecord(
+            WebSignInFlow.self, token: token, purpose: .webSignIn, app: app, subject: method, at: time, accept: { $0.version == WebSignInFlow.version })
+        return flow.map { (app, $0) }
     }
 }

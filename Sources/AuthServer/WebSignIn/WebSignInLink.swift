@@ -1,6 +1,7 @@
 import Foundation
 import JOSE
 import Sessions
+import OIDCProvider
 
 extension OneTimeTokenPurpose {
     /// A link through the redirect flow waiting for its confirmation page (``WebSignInLinkFlow``):
@@ -51,18 +52,14 @@ extension SessionStore {
         -> (token: String, app: String, method: String, link: WebSignInLinkFlow)?
     {
         guard let (token, app) = OIDCFlowHandle.parse(handle), apps.contains(app) else { return nil }
-        guard let record = try await read({ tx in try await tx.lookUpOneTimeToken(token, purpose: .webSignInLink, app: app) }),
-            record.state(at: time) == .live, let link = RecordPayload.decode(WebSignInLinkFlow.self, record.payload),
-            link.version == WebSignInLinkFlow.version
-        else { return nil }
-        return (token, app, record.subject, link)
+        let live = try await liveRecord(
+            WebSignInLinkFlow.self, token: token, purpose: .webSignInLink, app: app, at: time, accept: { $0.version == WebSignInLinkFlow.version })
+        return live.map { (token, app, $0.subject, $0.record) }
     }
 
     /// Spends the link `token` of `app` (the page's button): `true` for the one call that did.
     /// - Throws: `store_unavailable`.
     func spendWebSignInLink(token: String, app: String, at time: Int64) async throws -> Bool {
-        try await transaction { tx in
-            try await tx.consumeOneTimeToken(token, purpose: .webSignInLink, app: app, at: time).consumed != nil
-        }
+        try await spendRecord(token: token, purpose: .webSignInLink, app: app, at: time)
     }
 }

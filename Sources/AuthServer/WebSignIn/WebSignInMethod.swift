@@ -1,6 +1,7 @@
 import Foundation
 import Identity
 import JOSE
+import OIDCProvider
 
 /// A login method that also signs in by the provider's own browser redirect flow, the server
 /// being the provider's client (``LoginCapabilities/webRedirect``): it says where to send the

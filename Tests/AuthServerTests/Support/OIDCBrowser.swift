@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import OIDCProvider
 
 /// What the OpenID Connect tests share: a server with OpenID Connect clients, and a browser of
 /// sorts that keeps cookies and follows no redirect (each answer is checked on its own).

@@ -1,5 +1,6 @@
 import Hummingbird
 import JOSE
+import OIDCProvider
 
 /// What a request presents to prove a client, read by one ``ClientAuthMethod``.
 struct ClientCredentials: Sendable {

@@ -21,7 +21,7 @@ public struct OIDCCodeBinding: Codable, Sendable, Hashable {
     public var nonce: String?
     public var codeChallenge: String?
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case clientID = "client", redirectURI = "redirect_uri", redirectURIWasSent = "redirect_uri_sent", scopes = "scope", nonce,
             codeChallenge = "code_challenge"
     }
@@ -41,7 +41,7 @@ public struct OIDCCodeBinding: Codable, Sendable, Hashable {
     /// is sent here and differs from the one the code was issued for); when a challenge was sent
     /// and the verifier is missing or does not match it; and when a verifier comes for a code
     /// issued without a challenge (OAuth 2.1 §4.1.3: a PKCE downgrade).
-    func redemptionProblem(clientID: String, redirectURI: String?, verifier: String?) -> OAuthError? {
+    package func redemptionProblem(clientID: String, redirectURI: String?, verifier: String?) -> OAuthError? {
         guard clientID == self.clientID else { return .invalidGrant("the code was issued to another client") }
         if redirectURIWasSent, redirectURI == nil { return .invalidGrant("redirect_uri is required: the authorization request sent one") }
         if let redirectURI, redirectURI != self.redirectURI {
@@ -88,7 +88,7 @@ public struct OIDCLoginFlow: Codable, Sendable, Hashable {
 
     public var clientID: String { binding.clientID }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case version = "v", binding = "request", state, prompt, maxAge = "max_age", loginHint = "login_hint", hintedSubject = "hinted_sub",
             acrValues = "acr_values", csrf, created, browser
     }
@@ -144,7 +144,7 @@ public struct OIDCAuthorizationCode: Codable, Sendable, Hashable {
     public var sessionID: String
     public var created: Int64
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case version = "v", binding = "request", userID = "user", authTime = "auth_time", amr, opSessionID = "sid", sessionID = "session", created
     }
 
@@ -174,7 +174,7 @@ public enum OIDCFlowHandle {
         let utf8 = Array(handle.utf8)
         guard utf8.count > 44, utf8.count <= 44 + 64, utf8[43] == UInt8(ascii: ".") else { return nil }
         let token = String(decoding: utf8[..<43], as: UTF8.self), clientID = String(decoding: utf8[44...], as: UTF8.self)
-        guard PKCE.isValidChallenge(token), AppConfig.isValidID(clientID) else { return nil }
+        guard PKCE.isValidChallenge(token), ConfigID.isValid(clientID) else { return nil }
         return (token, clientID)
     }
 }

@@ -76,7 +76,7 @@ public struct OIDCAuthorizationError: Sendable, Hashable {
 
     /// `uri` with `parameters` added to its query (RFC 6749 §4.1.2: keeping any query it has),
     /// each value percent-encoded but for RFC 3986's unreserved characters; `nil` values left out.
-    static func append(_ parameters: [(String, String?)], to uri: String) -> String {
+    package static func append(_ parameters: [(String, String?)], to uri: String) -> String {
         let query = parameters.compactMap { name, value in value.map { "\(name)=\(escape($0))" } }.joined(separator: "&")
         return uri + (uri.contains("?") ? "&" : "?") + query
     }

@@ -46,7 +46,7 @@ public enum OPSessionCookie {
 
     /// The first well-formed value (43 base64url characters) of the cookie named `wanted`, read
     /// within the bounds ``token(in:app:secure:)`` says.
-    static func value(named wanted: String, in cookieHeaders: [String]) -> String? {
+    package static func value(named wanted: String, in cookieHeaders: [String]) -> String? {
         var pairs = 0
         for line in cookieHeaders.prefix(maxHeaders) where line.utf8.count <= maxHeaderBytes {
             for pair in line.split(separator: ";", omittingEmptySubsequences: true) {
@@ -61,7 +61,7 @@ public enum OPSessionCookie {
     }
 
     /// A one-time token as issued: 43 characters of the base64url alphabet (the shape of an S256 challenge).
-    static func isWellFormed(_ value: Substring) -> Bool { PKCE.isValidChallenge(String(value)) }
+    package static func isWellFormed(_ value: Substring) -> Bool { PKCE.isValidChallenge(String(value)) }
 }
 
 extension Substring {

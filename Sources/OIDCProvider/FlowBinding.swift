@@ -20,7 +20,7 @@ public enum FlowBinding {
     }
 
     /// How long the cookie lives: a flow's lifetime, renewed with each flow.
-    static let maxAge: Int64 = 600
+    package static let maxAge: Int64 = 600
 
     /// The cookie's name: `__Host-` prefixed over https.
     public static func name(_ kind: Kind, secure: Bool) -> String { (secure ? "__Host-" : "") + kind.baseName }
@@ -28,12 +28,12 @@ public enum FlowBinding {
     /// The browser's value: the request's cookie when it holds a well-formed one, else a new one
     /// with the `Set-Cookie` that gives it to the browser.
     /// - Throws: `internal_error` if the random generator fails.
-    static func value(for cookieHeaders: [String], kind: Kind, secure: Bool) throws -> (value: String, setCookie: String) {
+    package static func value(for cookieHeaders: [String], kind: Kind, secure: Bool) throws -> (value: String, setCookie: String) {
         let value = try OPSessionCookie.value(named: name(kind, secure: secure), in: cookieHeaders) ?? RandomID.base64URL(bytes: 32)
         return (value, setCookie(value, kind: kind, secure: secure))
     }
 
-    static func setCookie(_ value: String, kind: Kind, secure: Bool) -> String {
+    package static func setCookie(_ value: String, kind: Kind, secure: Bool) -> String {
         let sameSite = kind == .webSignIn && secure ? "None" : "Lax"
         return "\(name(kind, secure: secure))=\(value); Max-Age=\(maxAge); Path=/; HttpOnly; SameSite=\(sameSite)" + (secure ? "; Secure" : "")
     }
@@ -43,7 +43,7 @@ public enum FlowBinding {
 
     /// `true` when the request's cookies hold the value whose digest the flow kept; `true` for a
     /// flow stored before flows were bound (`stored` is `nil`).
-    static func holds(_ stored: String?, in cookieHeaders: [String], kind: Kind, secure: Bool) -> Bool {
+    package static func holds(_ stored: String?, in cookieHeaders: [String], kind: Kind, secure: Bool) -> Bool {
         guard let stored else { return true }
         guard let value = OPSessionCookie.value(named: name(kind, secure: secure), in: cookieHeaders) else { return false }
         return ConstantTime.equals(Array(digest(value).utf8), Array(stored.utf8))

@@ -1,7 +1,7 @@
 extension OIDCAuthorizationRequest {
     /// Bounds on the values echoed or kept: longer is `invalid_request`.
-    static let maxStateLength = 1024
-    static let maxHintLength = 8192
+    package static let maxStateLength = 1024
+    package static let maxHintLength = 8192
 
     /// Checks an authorization request's parameters (the query of a GET, or the form of a POST),
     /// in the order RFC 6749 §4.1.2.1 requires: the client and its redirect URI first, whose

@@ -11,7 +11,7 @@ public struct OIDCResumedFlow: Sendable {
 }
 
 /// What redeeming an authorization code came to.
-enum OIDCCodeRedemption: Sendable {
+package enum OIDCCodeRedemption: Sendable {
     /// The code was consumed by this call and passed every check.
     case redeemed(OIDCAuthorizationCode)
     /// `invalid_grant`: unknown, expired, malformed, or failing a check (then not consumed:
@@ -24,9 +24,9 @@ enum OIDCCodeRedemption: Sendable {
 
 /// A second use of an authorization code: `invalid_grant`, and what the first use started
 /// (``OIDCAuthorizationCode/sessionID``) is to be ended.
-struct OIDCCodeReuse: Error {
-    let first: OIDCAuthorizationCode
-    let error: OAuthError
+package struct OIDCCodeReuse: Error {
+    package let first: OIDCAuthorizationCode
+    package let error: OAuthError
 }
 
 extension SessionStoreTransaction {
@@ -118,7 +118,7 @@ extension SessionStoreTransaction {
     /// that session too.
     /// - Throws: ``OAuthError`` `invalid_grant` (unknown, expired, malformed or failing a check);
     ///   ``OIDCCodeReuse`` for a code used before; `store_unavailable`.
-    func redeemAuthorizationCode(_ code: String, clientID: String, app: String, redirectURI: String?, verifier: String?, at time: Int64)
+    package func redeemAuthorizationCode(_ code: String, clientID: String, app: String, redirectURI: String?, verifier: String?, at time: Int64)
         async throws -> OIDCAuthorizationCode
     {
         switch try await consumeOneTimeToken(code, purpose: .authorizationCode, app: app, at: time) {
@@ -147,7 +147,7 @@ extension SessionStore {
     /// The redemption alone, in its own transaction (no session started): what
     /// ``SessionStoreTransaction/redeemAuthorizationCode(_:clientID:app:redirectURI:verifier:at:)`` came to.
     /// - Throws: `store_unavailable`.
-    func redeemAuthorizationCode(_ code: String, clientID: String, app: String, redirectURI: String?, verifier: String?, at time: Int64)
+    package func redeemAuthorizationCode(_ code: String, clientID: String, app: String, redirectURI: String?, verifier: String?, at time: Int64)
         async throws -> OIDCCodeRedemption
     {
         do {
@@ -160,5 +160,51 @@ extension SessionStore {
         } catch let reuse as OIDCCodeReuse {
             return .reused(reuse.first, reuse.error)
         }
+    }
+}
+
+extension SessionStore {
+    /// Issues the authorization code of `request` straight from a live OP session: the browser
+    /// is signed in and no page is needed (a first-party client, or a consent given before).
+    /// - Returns: the `code` for ``OIDCAuthorizationRequest/successLocation(code:issuer:)``.
+    /// - Throws: `internal_error` (random generator), `store_unavailable`.
+    public func issueAuthorizationCode(_ request: OIDCAuthorizationRequest, session: OPSession, at time: Int64) async throws -> String {
+        let flow = try OIDCLoginFlow(request, created: time)
+        let code = try OIDCAuthorizationCode(
+            flow, userID: session.userID, authTime: session.authTime, amr: session.amr, opSessionID: session.sessionID, created: time)
+        return try await transaction { tx in try await tx.issueAuthorizationCode(code, app: request.client.app) }
+    }
+}
+
+extension SessionManager {
+    /// The authorization code grant's store work for the authenticated client `clientID` of
+    /// `app`: the code redeemed (``SessionStoreTransaction/redeemAuthorizationCode(_:clientID:app:redirectURI:verifier:at:)``)
+    /// and its session issued in one transaction, so a second use, which ends that session, can
+    /// never land between them. The code's browser session must still be live (a logout or a
+    /// reset since the code was issued ends it): else the tokens would outlive what no later
+    /// logout could end.
+    /// - Returns: the tokens, the redeemed code, and the sign-in the session records.
+    /// - Throws: ``OAuthError`` `invalid_grant`; ``OIDCCodeReuse`` for a code used before;
+    ///   Sessions' refusals (`user_not_found`, `user_disabled`); `store_unavailable`.
+    package func issueTokens(
+        redeeming code: String, clientID: String, app: String, redirectURI: String?, verifier: String?, at now: Int64
+    ) async throws -> (TokenPair, OIDCAuthorizationCode, SessionSignIn) {
+        let (pair, (redeemed, signIn)): (TokenPair, (OIDCAuthorizationCode, SessionSignIn)) = try await issueTokens(clientID: clientID) { tx in
+            let stored = try await tx.redeemAuthorizationCode(code, clientID: clientID, app: app, redirectURI: redirectURI, verifier: verifier, at: now)
+            guard try await tx.opBrowserSessions(app: app, userID: stored.userID, at: now).contains(where: { $0.sessionID == stored.opSessionID })
+            else { throw OAuthError.invalidGrant("the browser session of this code has ended") }
+            let signIn = SessionSignIn(opSessionID: stored.opSessionID, authTime: stored.authTime, amr: stored.amr, scopes: stored.binding.scopes)
+            return (SessionGrant(userID: stored.userID, sessionID: stored.sessionID, signIn: signIn), (stored, signIn))
+        }
+        return (pair, redeemed, signIn)
+    }
+}
+
+extension SessionStore {
+    /// What the ID token's and userinfo's profile and email claims of `userID` come from, in one
+    /// read: the user's identities (oldest first) and its email/password account.
+    /// - Throws: `store_unavailable`.
+    package func claimSources(userID: String) async throws -> (identities: [IdentityRecord], account: AccountRecord?) {
+        try await read { tx in (try await tx.identities(userID: userID), try await tx.account(userID: userID)) }
     }
 }

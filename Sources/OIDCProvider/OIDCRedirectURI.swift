@@ -10,16 +10,16 @@ public enum OIDCRedirectURI {
     public static let loopbackHosts: Set<String> = ["localhost", "127.0.0.1", "[::1]"]
 
     /// An absolute URI split where the port rule needs it: `scheme://userinfo@host:port` + the rest.
-    struct Parts: Equatable {
-        var scheme: Substring
-        var userinfo: Substring?
+    package struct Parts: Equatable {
+        package var scheme: Substring
+        package var userinfo: Substring?
         /// As written: an IPv6 literal keeps its brackets.
-        var host: Substring
-        var port: Substring?
+        package var host: Substring
+        package var port: Substring?
         /// Path, query and fragment, as written.
-        var rest: Substring
+        package var rest: Substring
 
-        init?(_ text: String) {
+        package init?(_ text: String) {
             guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else { return nil }
             scheme = text[..<colon]
             guard let first = scheme.first, first.isASCII, first.isLetter,
@@ -50,7 +50,7 @@ public enum OIDCRedirectURI {
             if let port, !(1...5).contains(port.count) || !port.allSatisfy({ $0.isASCII && $0.isNumber }) { return nil }
         }
 
-        var isLoopback: Bool { OIDCRedirectURI.loopbackHosts.contains(String(host)) }
+        package var isLoopback: Bool { OIDCRedirectURI.loopbackHosts.contains(String(host)) }
     }
 
     /// Why `uri` cannot be registered, or `nil` when it can: an absolute `https` URI, or `http`

@@ -31,7 +31,7 @@ public enum OIDCCSRF {
     }
 
     /// `scheme://host[:port]` of `url`, lower-cased, as a browser serializes an `Origin`.
-    static func origin(of url: String) -> String? {
+    package static func origin(of url: String) -> String? {
         guard let parts = OIDCRedirectURI.Parts(url) else { return nil }
         let scheme = parts.scheme.lowercased()
         let defaultPort = (scheme == "https" && parts.port == "443") || (scheme == "http" && parts.port == "80")
