@@ -53,7 +53,7 @@ struct OIDCAuthorizeRoutes: Sendable {
         }
     }
 
-    /// What the browser session makes of a checked request.
+    /// What the browser session makes of a checked request: the ``AuthorizationDecision``, rendered.
     private func proceed(_ a: OIDCAuthorizationRequest, _ request: Request, _ context: AuthRequestContext) async throws -> Response {
         var hinted: String?
         if let hint = a.idTokenHint {
@@ -65,32 +65,21 @@ struct OIDCAuthorizeRoutes: Sendable {
             hinted = subject
         }
         let time = now
-        let session = try await liveSession(request, app: a.client.app)
-        guard let session, !a.prompt.contains(.login), !session.exceeds(maxAge: a.maxAge, at: time), hinted == nil || hinted == session.userID
-        else {
-            // OIDC Core §3.1.2.6: prompt=none never shows a page.
-            if a.prompt.contains(.none) { return Self.redirect(a.error("login_required", "the user is not signed in", issuer: issuer).location) }
+        let decision = try await AuthorizationDecision.decide(
+            a, session: try await liveSession(request, app: a.client.app), hintedSubject: hinted, at: time,
+            secondFactor: { try await secondFactorNeed(a, $0) }, consent: { try await needsConsent(a, userID: $0.userID) })
+        switch decision {
+        case .error(let error, let description):
+            return Self.redirect(a.error(error, description, issuer: issuer).location)
+        case .signIn, .secondFactor:
+            // The login page asks for the second factor alone when the OP session has the first.
             return try await startFlow(a, hintedSubject: hinted, request, context, at: time, page: Self.loginPath)
-        }
-        if !session.amr.contains("mfa"), case let need = try await secondFactorNeed(a, session), need.needed {
-            // A step-up, or a factor turned on since this browser signed in: the second factor is
-            // asked for on the login page of a new flow.
-            guard need.available else {
-                return Self.redirect(a.error("unmet_authentication_requirements", "the user has no second factor", issuer: issuer).location)
-            }
-            if a.prompt.contains(.none) {
-                return Self.redirect(a.error("interaction_required", "the second factor must be asked for", issuer: issuer).location)
-            }
-            return try await startFlow(a, hintedSubject: hinted, request, context, at: time, page: Self.loginPath)
-        }
-        if try await needsConsent(a, userID: session.userID) {
-            if a.prompt.contains(.none) {
-                return Self.redirect(a.error("consent_required", "the user has not allowed this client", issuer: issuer).location)
-            }
+        case .consent:
             return try await startFlow(a, hintedSubject: hinted, request, context, at: time, page: Self.consentPath)
+        case .code(let session):
+            let code = try await server.store.issueAuthorizationCode(a, session: session, at: time)
+            return Self.redirect(a.successLocation(code: code, issuer: issuer))
         }
-        let code = try await server.store.issueAuthorizationCode(a, session: session, at: time)
-        return Self.redirect(a.successLocation(code: code, issuer: issuer))
     }
 
     /// Stores the flow of `a`, bound to this browser (``FlowBinding``: its cookie set on this
