@@ -17,7 +17,7 @@ import Testing
         #expect(Set(names).count == names.count)
         // RFC 8176 §2: "otp" a one-time password, "hwk" proof of possession of a hardware-secured key.
         #expect(SecondFactors.standard.map { "\($0.name)=\($0.amr)" } == ["totp=otp", "passkey=hwk"])
-        let members = SecondFactors.standard.flatMap { $0.bodyMembers }
+        let members = SecondFactors.standard.flatMap { $0.bodyMembers.map(\.name) }
         #expect(Set(members).count == members.count && members.contains("code") && members.contains("passkey"))
     }
 

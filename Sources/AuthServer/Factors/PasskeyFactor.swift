@@ -8,7 +8,7 @@ import Sessions
 struct PasskeyFactor: SecondFactor {
     static let name = PasskeyLogin.name
     static let amr = "hwk"
-    static let bodyMembers = ["passkey"]
+    static let bodyMembers = [LoginBody.Member("passkey", .object, note: "a WebAuthn get() response over the mfa/passkey/options challenge")]
     static let pageRefusal = OIDCPages.LoginMessage.passkeyRefused
 
     static func proof(_ input: SecondFactorInput) throws -> SecondFactorProof? {

@@ -12,8 +12,9 @@ protocol SecondFactor: Sendable {
     static var name: String { get }
     /// Its RFC 8176 `amr` value.
     static var amr: String { get }
-    /// The members of the App Services step's body that carry its proof.
-    static var bodyMembers: [String] { get }
+    /// The members of the App Services step's body that carry its proof (the OpenAPI document's
+    /// step body lists them).
+    static var bodyMembers: [LoginBody.Member] { get }
     /// What the hosted page says when its proof is refused.
     static var pageRefusal: OIDCPages.LoginMessage { get }
     /// Its proof in the step's input; `nil` when the input carries none.
@@ -56,7 +57,7 @@ enum SecondFactors {
     ///   on the hosted page a missing proof is `nil`.
     static func proof(_ input: SecondFactorInput) throws -> SecondFactorProof? {
         if case .body(let body) = input {
-            let members = standard.flatMap { $0.bodyMembers }
+            let members = standard.flatMap { $0.bodyMembers.map(\.name) }
             let sent = members.filter { body.object[$0].map { $0 != .null } ?? false }
             let list = members.map { "\"\($0)\"" }
             if sent.isEmpty { throw TokenError(.missingParameter, list.dropLast().joined(separator: ", ") + " or " + list.last! + " is required") }

@@ -7,7 +7,7 @@ import Sessions
 struct TOTPFactor: SecondFactor {
     static let name = "totp"
     static let amr = "otp"
-    static let bodyMembers = ["code", "recovery_code"]
+    static let bodyMembers = [LoginBody.Member("code", note: "a TOTP code"), LoginBody.Member("recovery_code", note: "one of the recovery codes")]
     static let pageRefusal = OIDCPages.LoginMessage.wrongCode
 
     static func proof(_ input: SecondFactorInput) throws -> SecondFactorProof? {

@@ -105,8 +105,7 @@ extension RouteShape {
         properties["options"] = OpenAPISchemas.object([:], optional: ["device": device]).optionalSchemaObject()
         for m in members {
             let description = m.methods.joined(separator: ", ") + (m.note.map { ": " + $0 } ?? "")
-            let schema: JSONSchema = m.kind == .object ? OpenAPISchemas.object([:], description: description) : .string(description: description)
-            properties[m.name] = schema.optionalSchemaObject()
+            properties[m.name] = LoginBody.Member(m.name, m.kind).schema(description: description).optionalSchemaObject()
         }
         let free = anyObject.map { " (\($0): any JSON object)" }.joined()
         return .object(description: "the provider's credential\(free), Extended JSON accepted", properties: properties)

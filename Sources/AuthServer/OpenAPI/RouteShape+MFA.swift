@@ -38,16 +38,27 @@ extension RouteShape {
                 "A new set of recovery codes (a TOTP or recovery code); the old set dies", newCodes),
             key("POST", base + "/app/:app/auth/providers/local-userpass/mfa"): RouteShape(
                 summary: "The second step of an email/password sign-in answered 401 MFARequired",
-                body: .json(
-                    S.object(
-                        ["mfa_token": .string(description: "the MFARequired answer's")],
-                        optional: [
-                            "code": .string(description: "a TOTP code"), "recovery_code": .string,
-                            "passkey": S.object([:], description: "a WebAuthn get() response over the mfa/passkey/options challenge"),
-                        ]
-                    )),
+                body: .json(secondStepBody),
                 answers: [ok("signed in", S.login, headers: noStore)],
                 errors: body + ["AuthError", "UserDisabled", "UserNotFound", "AuthProviderNotFound", "TooManyRequests"]),
         ]
     }()
+
+    /// The App Services second step's body: the `mfa_token`, and one factor's members
+    /// (``SecondFactor/bodyMembers``, each factor's own).
+    static var secondStepBody: JSONSchema {
+        var properties = OrderedDictionary<String, JSONSchema>()
+        properties["mfa_token"] = JSONSchema.string(description: "the MFARequired answer's").requiredSchemaObject()
+        for member in SecondFactors.standard.flatMap({ $0.bodyMembers }) {
+            properties[member.name] = member.schema(description: member.note ?? member.name).optionalSchemaObject()
+        }
+        return .object(description: "one second factor's proof", properties: properties)
+    }
+}
+
+extension LoginBody.Member {
+    /// The member's schema in the document: a string, or an object of any members.
+    func schema(description: String) -> JSONSchema {
+        kind == .object ? OpenAPISchemas.object([:], description: description) : .string(description: description)
+    }
 }
