@@ -35,7 +35,13 @@ public struct OIDCClientConfig: Sendable {
     public var firstParty: Bool
     /// What the client may be granted: a subset of ``knownScopes``, in the configured order.
     public var scopes: [String]
+    /// The method of its first place: the pinned one, else `none` for a public client and
+    /// `client_secret_basic` for a secret one.
     public var authMethod: AuthMethod
+    /// The methods it may authenticate with: the `token_endpoint_auth_method` it pins, else
+    /// `none` for a public client and both secret methods for a secret one (`client_secret_basic`
+    /// and `client_secret_post`, whichever its library sends).
+    public var authMethods: [AuthMethod]
     /// RS256 (the default) or ES256.
     public var idTokenAlgorithm: JWSAlgorithm
     /// `true` when an authorization request must carry an S256 `code_challenge`: always for a
@@ -58,7 +64,8 @@ public struct OIDCClientConfig: Sendable {
         self.postLogoutRedirectURIs = postLogoutRedirectURIs
         self.firstParty = firstParty
         self.scopes = scopes
-        self.authMethod = authMethod ?? (secret == nil ? .none : .clientSecretBasic)
+        self.authMethods = authMethod.map { [$0] } ?? (secret == nil ? [.none] : [.clientSecretBasic, .clientSecretPost])
+        self.authMethod = self.authMethods[0]
         self.idTokenAlgorithm = idTokenAlgorithm
         self.requirePKCE = requirePKCE || secret == nil
     }

@@ -29,7 +29,7 @@ struct ClientAuthMethodTests {
         guard case .found(let spa) = clients.client("spa", method: "none") else { Issue.record("spa"); return }
         #expect(spa.kind == .relyingParty && spa.app == "myapp" && spa.secret == nil && !spa.servesEveryApp)
         guard case .otherMethod(let portal) = clients.client("portal", method: "client_secret_basic") else { Issue.record("portal"); return }
-        #expect(portal.authMethod == "client_secret_post" && portal.relyingParty?.id == "portal")
+        #expect(portal.authMethods == ["client_secret_post"] && portal.relyingParty?.id == "portal")
         guard case .found(let service) = clients.client("other", method: "client_secret_basic"),
             case .found(let app) = clients.client("other", method: "none")
         else { Issue.record("other"); return }
@@ -41,8 +41,8 @@ struct ClientAuthMethodTests {
     @Test("discovery's lists: the methods of the kinds served, secret-proving ones alone for introspection")
     func discoveryLists() {
         // RFC 8414 metadata of a server without OpenID Connect clients (docs/oauth.md), and the provider's (docs/oidc.md).
-        #expect(ClientAuthMethods.names(of: [.publicApp, .service], secretOnly: false) == ["none", "client_secret_basic"])
-        #expect(ClientAuthMethods.names(of: [.publicApp, .service], secretOnly: true) == ["client_secret_basic"])
+        #expect(ClientAuthMethods.names(of: [.publicApp, .service], secretOnly: false) == ["none", "client_secret_basic", "client_secret_post"])
+        #expect(ClientAuthMethods.names(of: [.publicApp, .service], secretOnly: true) == ["client_secret_basic", "client_secret_post"])
         #expect(ClientAuthMethods.names(of: OAuthClient.Kind.allCases, secretOnly: false) == ["client_secret_basic", "client_secret_post", "none"])
         #expect(ClientAuthMethods.names(of: OAuthClient.Kind.allCases, secretOnly: true) == ["client_secret_basic", "client_secret_post"])
     }

@@ -22,7 +22,7 @@ struct FlowStorageLimitTests {
 
     @Test("unauthenticated authorization requests past login_per_address: the 429 page with Retry-After, and no flow stored", arguments: StoreKind.available)
     func authorizeCounts(kind: StoreKind) async throws {
-        try await OIDCFixture.with(kind, limits: #""limits": {"login_per_address": "3/1m"},"#) { s in
+        try await OIDCFixture.with(kind, limits: #""limits": {"login_per_address": "3/1h"},"#) { s in  // an hour: a loaded run takes minutes
             try await OIDCBrowser.with(s) { b in
                 let authorize = "/oauth/authorize" + OIDCFixture.query(OIDCLoginPageTests.portalPairs + [("scope", "openid")])
                 var statuses: [Int] = []

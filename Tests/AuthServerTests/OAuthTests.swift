@@ -37,9 +37,9 @@ struct OAuthTests {
                 "revocation_endpoint": "http://auth.test/oauth/revoke",
                 "grant_types_supported": ["refresh_token"],
                 "response_types_supported": [],
-                "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
-                "revocation_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
-                "introspection_endpoint_auth_methods_supported": ["client_secret_basic"],
+                "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
+                "revocation_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
+                "introspection_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
             ]
             #expect(Set(a.object.keys) == Set(expected.keys))
             for (k, v) in expected { #expect(a.object[k] == v, "\(k)") }

@@ -61,7 +61,7 @@ struct OIDCTokenTests {
     }
 
     @Test(
-        "client authentication by registered method: Basic, client_secret_post (ES256 ID token), public with PKCE; wrong or missing is 401 invalid_client",
+        "client authentication: Basic or client_secret_post for a secret client, a pinned method alone (ES256 ID token), public with PKCE; wrong or missing is 401 invalid_client",
         arguments: StoreKind.available)
     func clientAuthentication(kind: StoreKind) async throws {
         try await OIDCTokenFixture.with(kind) { s in
@@ -72,7 +72,7 @@ struct OIDCTokenTests {
                 ([(String, String)](), [(String, String)]()),
                 ([], [OIDCTokenFixture.basic("portal", "wrong")]),
                 ([], [OIDCTokenFixture.basic("nobody", OIDCTokenFixture.secret)]),
-                ([("client_id", "portal"), ("client_secret", OIDCTokenFixture.secret)], []),  // registered for Basic, not the body
+                ([("client_id", "poster"), ("client_secret", "wrong")], []),
                 ([("client_id", "portal")], []),
             ] {
                 let a = try await s.form("/oauth/token", fields + extra, headers: headers)
@@ -82,6 +82,17 @@ struct OIDCTokenTests {
             }
             // Refused client authentication spent nothing: the code still works for its client.
             #expect(try await OIDCTokenFixture.exchange(s, code).status == 200)
+            // A secret client that pins no method takes client_secret_post too (what openid-client and
+            // django-allauth send by default); one that pins client_secret_post refuses Basic.
+            let portalPost = try await s.form(
+                "/oauth/token",
+                [("grant_type", "authorization_code"), ("code", try await OIDCTokenFixture.code(s, user: user).code),
+                 ("redirect_uri", OIDCTokenFixture.redirects["portal"]!), ("client_id", "portal"), ("client_secret", OIDCTokenFixture.secret)])
+            #expect(portalPost.status == 200 && portalPost["id_token"] != nil, "\(portalPost.body)")
+            let posterBasic = try await s.form(
+                "/oauth/token", [("grant_type", "authorization_code"), ("code", "x")], headers: [OIDCTokenFixture.basic("poster")])
+            Self.expectError(posterBasic, 401, "invalid_client")
+            #expect(posterBasic["error_description"] == "this client authenticates with client_secret_post, not client_secret_basic")
 
             let posted = try await OIDCTokenFixture.exchange(s, try await OIDCTokenFixture.code(s, client: "poster", user: user), client: "poster")
             #expect(posted.status == 200, "\(posted.body)")

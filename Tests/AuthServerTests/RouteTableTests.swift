@@ -136,7 +136,7 @@ struct RouteTableTests {
             "\(plain.map(\.name))")
         for row in plain {
             #expect(row.throttles.map(\.name) == ["login_per_address"], "\(row.name)")
-            try await LiveServer.with(kind, apps: Self.apps, extra: #""limits": {"login_per_address": "3/1m"},"#) { s in
+            try await LiveServer.with(kind, apps: Self.apps, extra: #""limits": {"login_per_address": "3/1h"},"#) { s in
                 let path = Self.concrete(row.path).replacingOccurrences(of: "anon-user", with: "passkey")
                 var statuses: [Int] = []
                 for _ in 0..<4 { statuses.append(try await s.call(.POST, path, body: "{}").status) }

@@ -60,8 +60,9 @@ extension OIDCClientConfig {
         return list
     }
 
-    private static func authMethod(_ o: inout ConfigObject, isPublic: Bool) throws -> AuthMethod {
-        guard let text = try o.string("token_endpoint_auth_method") else { return isPublic ? .none : .clientSecretBasic }
+    /// The pinned `token_endpoint_auth_method`; `nil` when the entry names none.
+    private static func authMethod(_ o: inout ConfigObject, isPublic: Bool) throws -> AuthMethod? {
+        guard let text = try o.string("token_endpoint_auth_method") else { return nil }
         guard let method = AuthMethod(rawValue: text) else {
             throw o.error("token_endpoint_auth_method", "must be client_secret_basic, client_secret_post or none")
         }

@@ -21,7 +21,7 @@ struct OAuthClient: Sendable {
             switch self {
             case .relyingParty: OIDCClientConfig.AuthMethod.allCases.map(\.rawValue)
             case .publicApp: [NoClientAuthentication.name]
-            case .service: [ClientSecretBasic.name]
+            case .service: [ClientSecretBasic.name, ClientSecretPost.name]
             }
         }
     }
@@ -34,8 +34,9 @@ struct OAuthClient: Sendable {
     let app: String?
     /// `nil` for a public client.
     let secret: [UInt8]?
-    /// The method it authenticates with: a relying party's registered `token_endpoint_auth_method`.
-    let authMethod: String
+    /// The methods it may authenticate with: a relying party's pinned `token_endpoint_auth_method`,
+    /// else both secret methods for a secret client (``OIDCClientConfig/authMethods``).
+    let authMethods: [String]
     /// A relying party's configuration.
     let relyingParty: OIDCClientConfig?
 
@@ -56,15 +57,16 @@ struct OAuthClients: Sendable {
         var byID: [String: [OAuthClient]] = [:]
         for (id, c) in config.oidcClients {
             byID[id, default: []].append(
-                OAuthClient(id: id, kind: .relyingParty, app: c.app, secret: c.secret, authMethod: c.authMethod.rawValue, relyingParty: c))
+                OAuthClient(id: id, kind: .relyingParty, app: c.app, secret: c.secret, authMethods: c.authMethods.map(\.rawValue), relyingParty: c))
         }
         for (id, c) in config.clients {
             byID[id, default: []].append(
-                OAuthClient(id: id, kind: .service, app: nil, secret: c.secret, authMethod: ClientSecretBasic.name, relyingParty: nil))
+                OAuthClient(
+                    id: id, kind: .service, app: nil, secret: c.secret, authMethods: [ClientSecretBasic.name, ClientSecretPost.name], relyingParty: nil))
         }
         for id in config.apps.keys {
             byID[id, default: []].append(
-                OAuthClient(id: id, kind: .publicApp, app: id, secret: nil, authMethod: NoClientAuthentication.name, relyingParty: nil))
+                OAuthClient(id: id, kind: .publicApp, app: id, secret: nil, authMethods: [NoClientAuthentication.name], relyingParty: nil))
         }
         self.byID = byID
         kinds = OAuthClient.Kind.allCases.filter { $0 != .relyingParty || !config.oidcClients.isEmpty }
@@ -80,7 +82,7 @@ struct OAuthClients: Sendable {
     /// The client `id` that authenticates with `method`.
     func client(_ id: String, method: String) -> Lookup {
         let named = byID[id] ?? []
-        if let client = named.first(where: { $0.authMethod == method }) { return .found(client) }
+        if let client = named.first(where: { $0.authMethods.contains(method) }) { return .found(client) }
         return named.first.map(Lookup.otherMethod) ?? .unknown
     }
 }

@@ -63,14 +63,14 @@ enum ClientAuthentication {
         }
         // RFC 6749 §2.3: one authentication method per request.
         guard presented.count <= 1 else { throw OAuthError.invalidRequest("send client credentials once: " + presented.joined(separator: " or ")) }
-        if requireSecret, !method.provesSecret { throw OAuthError.invalidClient("this endpoint needs HTTP Basic client authentication") }
+        if requireSecret, !method.provesSecret { throw OAuthError.invalidClient("this endpoint needs the client's secret (client_secret_basic or client_secret_post)") }
         // A request presenting no other method names itself (`none`).
         let named = try credentials ?? NoClientAuthentication.credentials(request, form: form)
         guard let credentials = named, let id = credentials.id else { throw OAuthError.invalidClient("client_id must name an app or a client of this server") }
         let client: OAuthClient
         switch clients.client(id, method: method.name) {
         case .found(let found): client = found
-        case .otherMethod(let other): throw OAuthError.invalidClient("this client authenticates with \(other.authMethod), not \(method.name)")
+        case .otherMethod(let other): throw OAuthError.invalidClient("this client authenticates with \(other.authMethods.joined(separator: " or ")), not \(method.name)")
         case .unknown:
             throw method.provesSecret ? refused : OAuthError.invalidClient("client_id must name an app or a client of this server")
         }
