@@ -28,8 +28,8 @@ say() { printf 'check-memory: %s\n' "$*" >&2; }
 # unended LOG: the swift-testing tests of a `swift test` output that started and neither passed,
 # failed nor were skipped.
 unended() {
-  awk '/ Test .* started\.$/ { sub(/^.* Test /, ""); sub(/ started\.$/, ""); open[$0] = 1 }
-       / Test .* (passed|failed|skipped)/ { t = $0; sub(/^.* Test /, "", t); sub(/ (passed|failed|skipped).*$/, "", t); delete open[t] }
+  awk '/ Test .* started\.$/ && !/ Test (case|run) / { sub(/^.* Test /, ""); sub(/ started\.$/, ""); open[$0] = 1 }
+       / Test .* (passed|failed|skipped)/ && !/ Test case / { t = $0; sub(/^.* Test /, "", t); sub(/ (passed|failed|skipped).*$/, "", t); sub(/ with [0-9]+ test cases?$/, "", t); delete open[t] }
        END { for (t in open) print "  " t }' "$1"
 }
 
