@@ -99,67 +99,50 @@ extension SessionConfiguration {
 
 /// Runs a command. Its pipes are created close-on-exec, so that no other child started at the
 /// same time (a PostgreSQL server, above all) inherits them and keeps them open; they are
-/// drained on threads of their own, never on the cooperative pool. The child is started with
-/// `posix_spawn` and waited for with `waitpid` on a thread of its own: Foundation's `Process`
-/// lost a child's exit under load (its termination handler never ran, and every test waiting
-/// on a throwaway PostgreSQL database with it, 2026-12-06).
+/// drained on threads of their own, never on the cooperative pool.
 @discardableResult
 public func runProcess(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
     stdin: String? = nil
 ) async throws -> (status: Int32, stdout: String, stderr: String) {
-    func cloexecPair() throws -> (read: Int32, write: Int32) {
+    func cloexecPipe() throws -> (read: FileHandle, write: FileHandle) {
         // A socket pair rather than pipe(2): SOCK_CLOEXEC sets close-on-exec atomically.
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw HarnessError("socketpair failed: errno \(errno)")
         }
-        return (fds[0], fds[1])
+        return (FileHandle(fileDescriptor: fds[0], closeOnDealloc: true), FileHandle(fileDescriptor: fds[1], closeOnDealloc: true))
     }
-    let out = try cloexecPair(), err = try cloexecPair(), input = try cloexecPair()
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    // dup2 leaves the child's 0, 1 and 2 open across exec; every other descriptor is close-on-exec.
-    posix_spawn_file_actions_adddup2(&actions, input.read, 0)
-    posix_spawn_file_actions_adddup2(&actions, out.write, 1)
-    posix_spawn_file_actions_adddup2(&actions, err.write, 2)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-    let env = environment ?? ProcessInfo.processInfo.environment
-    let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup($0.key + "=" + $0.value) } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-    // Our copies of the child's ends: closed, so that EOF arrives when the child exits.
-    close(out.write)
-    close(err.write)
-    close(input.read)
-    let outHandle = FileHandle(fileDescriptor: out.read, closeOnDealloc: true)
-    let errHandle = FileHandle(fileDescriptor: err.read, closeOnDealloc: true)
-    let inHandle = FileHandle(fileDescriptor: input.write, closeOnDealloc: true)
-    guard spawned == 0 else {
-        try? inHandle.close()
-        throw HarnessError("could not start \(executable): \(String(cString: strerror(spawned)))")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let out = try cloexecPipe(), err = try cloexecPipe(), input = try cloexecPipe()
+    process.standardOutput = out.write
+    process.standardError = err.write
+    process.standardInput = input.read
+    let outData = drain(out.read), errData = drain(err.read)
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+        process.terminationHandler = { p in
+            p.waitUntilExit()  // at once; drops the run-loop source through which the Process retains itself
+            continuation.resume(returning: p.terminationStatus)
+        }
+        do {
+            try process.run()
+        } catch {
+            process.terminationHandler = nil
+            try? out.write.close()
+            try? err.write.close()
+            continuation.resume(throwing: error)
+            return
+        }
+        // Our copies of the child's ends: closed, so that EOF arrives when the child exits.
+        try? out.write.close()
+        try? err.write.close()
+        try? input.read.close()
+        if let stdin { input.write.write(Data(stdin.utf8)) }
+        try? input.write.close()
     }
-    let outData = drain(outHandle), errData = drain(errHandle)
-    if let stdin { inHandle.write(Data(stdin.utf8)) }
-    try? inHandle.close()
-    let child = pid
-    let waited: Int32 = await withCheckedContinuation { continuation in
-        Thread {
-            var status: Int32 = 0
-            while waitpid(child, &status, 0) == -1 {
-                guard errno == EINTR else {
-                    continuation.resume(returning: -1)
-                    return
-                }
-            }
-            continuation.resume(returning: status)
-        }.start()
-    }
-    guard waited != -1 else { throw HarnessError("waitpid(\(pid)) failed for \(executable)") }
-    // As Process's terminationStatus: the exit code, or the signal that ended the child.
-    let status = waited & 0x7f == 0 ? (waited >> 8) & 0xff : waited & 0x7f
     return (status, String(decoding: await outData.value, as: UTF8.self), String(decoding: await errData.value, as: UTF8.self))
 }
 
