@@ -110,22 +110,21 @@ extension SessionManager {
         let payload = try pending.payload()
         let expires = now + Self.pendingAuthenticationSeconds
         return try await store.transaction { tx in
-            guard let derived else {
-                return try await tx.issueOneTimeToken(
-                    purpose: .pendingAuthentication, app: app, subject: pending.userID, payload: payload, createdAt: now, expiresAt: expires
-                ).token
+            if let derived {
+                switch try await tx.lookUpOneTimeToken(derived, purpose: .pendingAuthentication, app: app)?.state(at: now) {
+                case .live?: return derived
+                case nil:
+                    try await tx.insertOneTimeToken(
+                        OneTimeTokenRecord(
+                            purpose: .pendingAuthentication, hash: OneTimeToken.hash(derived), app: app, subject: pending.userID, payload: payload,
+                            createdAt: now, expiresAt: expires))
+                    return derived
+                default: break  // spent or expired under this secret: a new, random one
+                }
             }
-            if let existing = try await tx.lookUpOneTimeToken(derived, purpose: .pendingAuthentication, app: app) {
-                if existing.state(at: now) == .live { return derived }
-                return try await tx.issueOneTimeToken(
-                    purpose: .pendingAuthentication, app: app, subject: pending.userID, payload: payload, createdAt: now, expiresAt: expires
-                ).token
-            }
-            try await tx.insertOneTimeToken(
-                OneTimeTokenRecord(
-                    purpose: .pendingAuthentication, hash: OneTimeToken.hash(derived), app: app, subject: pending.userID, payload: payload,
-                    createdAt: now, expiresAt: expires))
-            return derived
+            return try await tx.issueOneTimeToken(
+                purpose: .pendingAuthentication, app: app, subject: pending.userID, payload: payload, createdAt: now, expiresAt: expires
+            ).token
         }
     }
 
